@@ -1,0 +1,1 @@
+"""SQLModel tables and every query over them (one place for every select)."""

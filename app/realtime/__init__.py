@@ -1,0 +1,1 @@
+"""Websocket hub, channels, versioned snapshots and the backplane (in-process or Redis)."""

@@ -1,0 +1,43 @@
+"""The one settings class: every option comes from a `SCOREBOARD_*` environment variable."""
+
+from functools import lru_cache
+from typing import Literal, Self
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Good enough on a laptop; rejected in production so that no deployment runs on a known secret.
+DEVELOPMENT_ADMIN_TOKEN = "development-admin-token"
+MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SCOREBOARD_")
+
+    environment: Literal["development", "production"] = "development"
+    database_url: str = "sqlite:///./scoreboard.db"
+    # Only needed when several processes serve one tournament (the Redis backplane).
+    redis_url: str | None = None
+    admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_production_defaults(self) -> Self:
+        if self.environment != "production":
+            return self
+        token = self.admin_token.get_secret_value()
+        if token == DEVELOPMENT_ADMIN_TOKEN or len(token) < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH:
+            raise ValueError(
+                "SCOREBOARD_ADMIN_TOKEN must be set to a secret of at least "
+                f"{MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when "
+                "SCOREBOARD_ENVIRONMENT=production (the development default is refused). "
+                "Generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
+        return self
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process-wide settings, read from the environment once."""
+    return Settings()
