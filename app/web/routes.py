@@ -1,0 +1,8 @@
+"""Every router is mounted here, one include per audience (judges, admin, public, pages, feeds)."""
+
+from fastapi import APIRouter
+
+from app.web import health
+
+router = APIRouter()
+router.include_router(health.router)
