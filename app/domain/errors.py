@@ -1,0 +1,34 @@
+"""Named domain errors. Every one says which field broke which rule, so a judge or an
+organizer can act on the message without reading code (STYLE.md, convention 10)."""
+
+from __future__ import annotations
+
+
+class RuleViolation(Exception):
+    """Something breaks a numbered rule of RULES.md (or a section of CONTRACT.md)."""
+
+    def __init__(self, rule: str, field: str, message: str) -> None:
+        super().__init__(f"field {field!r}: {message} (rule {rule})")
+        self.rule = rule
+        self.field = field
+        self.message = message
+
+
+class MalformedInput(RuleViolation):
+    """The input itself is wrong: a missing field, a wrong type, a value out of bounds,
+    a player who is not at the table. Maps to HTTP 422."""
+
+
+class IllegalMove(RuleViolation):
+    """The input is well formed but the tournament is not in a state that allows it: a hand
+    after its round ended, a hand out of order, a rate change after round 1 began.
+    Maps to HTTP 409."""
+
+
+class LogError(Exception):
+    """A line of a tournament log breaks a rule; carries the 1-based line number."""
+
+    def __init__(self, line_number: int, violation: RuleViolation) -> None:
+        super().__init__(f"line {line_number}: {violation}")
+        self.line_number = line_number
+        self.violation = violation

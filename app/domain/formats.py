@@ -1,0 +1,337 @@
+"""Tournament formats as data (rules FM-1 to FM-9, SC-3, HS-3, CL-1, CL-2).
+
+`wsom2008` and `wsom2007` are presets; a custom format is the same data with other
+numbers. No code path branches on a preset's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Literal
+
+from app.domain.errors import MalformedInput
+from app.domain.numbers import parse_rate
+
+SegmentKind = Literal["half", "quarter", "session"]
+GROUP_NAMES = ("A", "B")
+HANDS_PER_CYCLE = 4  # rule FM-7: every player deals exactly once in a cycle
+
+
+@dataclass(frozen=True)
+class RoundFormat:
+    """One round: its groups, segments, hands, who advances and what carries over."""
+
+    number: int
+    groups: int  # rule FM-2: round 1 is played in 2 groups; later rounds in 1
+    segments: int  # per group: halves, quarters or final sessions
+    hands_per_segment: int
+    segment_kind: SegmentKind
+    advance: int | None  # rule FM-6; None for the final
+    carry_over_rate: Fraction  # rule SC-3: the rate into the next round
+    time_limit_minutes: int | None  # rule CL-1; None: no limit (the final)
+    break_minutes: int  # rule CL-1
+    break_after_cycles: int | None  # rule CL-1: the final's break after 2 cycles
+
+    @property
+    def is_final(self) -> bool:
+        return self.advance is None
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        return GROUP_NAMES[: self.groups]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A whole tournament format."""
+
+    name: str
+    rounds: tuple[RoundFormat, ...]  # elimination rounds, then the final
+    min_value: int = 5  # rule HS-3
+    max_value: int = 320  # rule HS-3
+    early_start_minutes: int = 5  # rule CL-2
+    ruleset: str = "wsom"
+
+    @property
+    def final_round(self) -> int:
+        return len(self.rounds)
+
+    def round(self, number: int) -> RoundFormat:
+        return self.rounds[number - 1]
+
+    def has_round(self, number: int) -> bool:
+        return 1 <= number <= len(self.rounds)
+
+    def with_round_one_rate(self, rate: Fraction) -> Format:
+        """rule SC-3: only the rate from round 1 into round 2 may be changed."""
+        first = replace(self.rounds[0], carry_over_rate=rate)
+        return replace(self, rounds=(first, *self.rounds[1:]))
+
+
+QUARTER_RATE = Fraction(1, 4)  # rule SC-3: 1/4 for every round, the final included
+
+
+def _elimination(
+    number: int,
+    advance: int,
+    *,
+    groups: int = 1,
+    segments: int = 2,
+    hands: int = 8,
+    kind: SegmentKind = "half",
+    limit: int,
+) -> RoundFormat:
+    return RoundFormat(
+        number=number,
+        groups=groups,
+        segments=segments,
+        hands_per_segment=hands,
+        segment_kind=kind,
+        advance=advance,
+        carry_over_rate=QUARTER_RATE,
+        time_limit_minutes=limit,
+        break_minutes=10,
+        break_after_cycles=None,
+    )
+
+
+def _final(number: int, sessions: int) -> RoundFormat:
+    return RoundFormat(
+        number=number,
+        groups=1,
+        segments=sessions,
+        hands_per_segment=16,
+        segment_kind="session",
+        advance=None,
+        carry_over_rate=QUARTER_RATE,
+        time_limit_minutes=None,  # rule CL-1: the final has no session time limit
+        break_minutes=10,
+        break_after_cycles=2,
+    )
+
+
+def _wsom(name: str, *, limits: tuple[int, ...], quarter: int, sessions: int, early: int) -> Format:
+    advances = (256, 128, 64, 32, 16, 8)
+    rounds = [
+        # rule FM-2: round 1 is 2 groups x 4 halves of 8 hands
+        _elimination(1, advances[0], groups=2, segments=4, limit=limits[0]),
+        # rule FM-3: rounds 2-6 are 2 halves of 8 hands
+        *(_elimination(n, advances[n - 1], limit=limits[n - 1]) for n in range(2, 7)),
+        # rule FM-4: round 7 is 4 quarters of 4 hands at 2 tables
+        _elimination(7, 4, segments=4, hands=4, kind="quarter", limit=quarter),
+        # rule FM-5: the final, 4 players at 1 table
+        _final(8, sessions),
+    ]
+    return Format(name=name, rounds=tuple(rounds), early_start_minutes=early)
+
+
+# rule CL-1: WSOM 2008 halves are 70 minutes in rounds 1-4 and 60 in rounds 5-6;
+# quarters 30 minutes; WSOM 2007 halves are all 70 and quarters 35. rule FM-5: the
+# 2008 final is 1 session, the 2007 final 2.
+PRESETS: Mapping[str, Format] = {
+    "wsom2008": _wsom("wsom2008", limits=(70, 70, 70, 70, 60, 60), quarter=30, sessions=1, early=5),
+    "wsom2007": _wsom("wsom2007", limits=(70,) * 6, quarter=35, sessions=2, early=10),
+}
+
+
+def format_from_log(raw: object) -> Format:
+    """The `format` field of a `tournament` line: a preset name or a custom object."""
+    if isinstance(raw, str):
+        if raw not in PRESETS:
+            raise MalformedInput(
+                "FM-1", "format", f"unknown preset {raw!r}; use one of {sorted(PRESETS)}"
+            )
+        return PRESETS[raw]
+    if isinstance(raw, dict):
+        return _custom_format(raw)
+    raise MalformedInput("FM-1", "format", "must be a preset name or a custom format object")
+
+
+_CUSTOM_KEYS = {
+    "name",
+    "preset",
+    "rounds",
+    "advance",
+    "min_value",
+    "max_value",
+    "early_start",
+    "ruleset",
+}
+_ROUND_KEYS = {
+    "groups",
+    "segments",
+    "hands",
+    "advance",
+    "carry_over_rate",
+    "time_limit",
+    "break",
+    "break_after_cycles",
+    "kind",
+}
+
+
+def _custom_format(raw: Mapping[str, Any]) -> Format:
+    """A custom format: either `rounds` in full, or a `preset` with overrides.
+
+    {"preset": "wsom2008", "advance": [16, 8, 4]} keeps the preset's round shapes but only
+    for as many elimination rounds as `advance` names, then the preset's final.
+    """
+    unknown = set(raw) - _CUSTOM_KEYS
+    if unknown:
+        raise MalformedInput("FM-1", f"format.{sorted(unknown)[0]}", "is not a format field")
+    name = raw.get("name", "custom")
+    if not isinstance(name, str) or not name:
+        raise MalformedInput("FM-1", "format.name", "must be a non-empty string")
+    if "rounds" in raw and "preset" in raw:
+        raise MalformedInput("FM-1", "format", "give either rounds or a preset, not both")
+    if "rounds" in raw:
+        rounds = _custom_rounds(raw["rounds"])
+        base = PRESETS["wsom2008"]
+    else:
+        base = format_from_log(raw.get("preset", "wsom2008"))
+        rounds = base.rounds
+    if "advance" in raw:
+        rounds = _override_advances(rounds, raw["advance"])
+    fmt = Format(
+        name=name,
+        rounds=rounds,
+        min_value=_int_field(raw, "min_value", base.min_value, minimum=0),
+        max_value=_int_field(raw, "max_value", base.max_value, minimum=1),
+        early_start_minutes=_int_field(raw, "early_start", base.early_start_minutes, minimum=0),
+        ruleset=raw.get("ruleset", base.ruleset),
+    )
+    if fmt.min_value > fmt.max_value:
+        raise MalformedInput("HS-3", "format.min_value", "is above format.max_value")
+    if fmt.ruleset != "wsom":
+        raise MalformedInput("FM-1", "format.ruleset", f"unknown ruleset {fmt.ruleset!r}")
+    validate_advances(fmt)
+    return fmt
+
+
+def _int_field(
+    raw: Mapping[str, Any], key: str, default: int, *, minimum: int, where: str = "format"
+) -> int:
+    value = raw.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise MalformedInput("FM-1", f"{where}.{key}", f"must be an integer >= {minimum}")
+    return value
+
+
+def _custom_rounds(raw: object) -> tuple[RoundFormat, ...]:
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise MalformedInput(
+            "FM-1", "format.rounds", "must list the elimination rounds and then the final"
+        )
+    rounds = []
+    for index, item in enumerate(raw):
+        where = f"format.rounds[{index}]"
+        if not isinstance(item, dict):
+            raise MalformedInput("FM-1", where, "must be an object")
+        unknown = set(item) - _ROUND_KEYS
+        if unknown:
+            raise MalformedInput("FM-1", f"{where}.{sorted(unknown)[0]}", "is not a round field")
+        number = index + 1
+        is_final = index == len(raw) - 1
+        if is_final and "advance" in item:
+            raise MalformedInput("FM-5", f"{where}.advance", "the final advances nobody")
+        if not is_final and "advance" not in item:
+            raise MalformedInput("FM-6", f"{where}.advance", "an elimination round needs it")
+        groups = _int_field(item, "groups", 1, minimum=1, where=where)
+        if groups > (2 if number == 1 else 1):
+            raise MalformedInput("FM-2", f"{where}.groups", "only round 1 may have 2 groups")
+        hands = _int_field(
+            item, "hands", 16 if is_final else 8, minimum=HANDS_PER_CYCLE, where=where
+        )
+        if hands % HANDS_PER_CYCLE:
+            # rule FM-7: a segment is whole cycles, so every player deals equally often
+            raise MalformedInput("FM-7", f"{where}.hands", "must be a multiple of 4 (whole cycles)")
+        kind = item.get("kind", "session" if is_final else "half")
+        if kind not in ("half", "quarter", "session"):
+            raise MalformedInput("FM-1", f"{where}.kind", "must be half, quarter or session")
+        rate_text = item.get("carry_over_rate", "1/4")
+        if not isinstance(rate_text, str):
+            raise MalformedInput("SC-3", f"{where}.carry_over_rate", 'must be a string like "1/4"')
+        try:
+            rate = parse_rate(rate_text)
+        except ValueError as error:
+            raise MalformedInput("SC-3", f"{where}.carry_over_rate", str(error)) from error
+        limit = item.get("time_limit", None if is_final else 70)
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+        ):
+            raise MalformedInput("CL-1", f"{where}.time_limit", "must be minutes (>= 1) or null")
+        advance = item.get("advance")
+        if advance is not None and (not isinstance(advance, int) or isinstance(advance, bool)):
+            raise MalformedInput("FM-6", f"{where}.advance", "must be an integer")
+        after = item.get("break_after_cycles", 2 if is_final else None)
+        if after is not None and (
+            not isinstance(after, int) or isinstance(after, bool) or after < 1
+        ):
+            raise MalformedInput("CL-1", f"{where}.break_after_cycles", "must be >= 1 or null")
+        rounds.append(
+            RoundFormat(
+                number=number,
+                groups=groups,
+                segments=_int_field(item, "segments", 2, minimum=1, where=where),
+                hands_per_segment=hands,
+                segment_kind=kind,
+                advance=advance,
+                carry_over_rate=rate,
+                time_limit_minutes=limit,
+                break_minutes=_int_field(item, "break", 10, minimum=0, where=where),
+                break_after_cycles=after,
+            )
+        )
+    return tuple(rounds)
+
+
+def _override_advances(rounds: tuple[RoundFormat, ...], raw: object) -> tuple[RoundFormat, ...]:
+    """Keep the first len(raw) elimination rounds of a preset with these advance counts,
+    then its final."""
+    if (
+        not isinstance(raw, list)
+        or not raw
+        or not all(isinstance(a, int) and not isinstance(a, bool) for a in raw)
+    ):
+        raise MalformedInput("FM-6", "format.advance", "must be a list of integers")
+    eliminations = [r for r in rounds if not r.is_final]
+    if len(raw) > len(eliminations):
+        raise MalformedInput(
+            "FM-6",
+            "format.advance",
+            f"names {len(raw)} rounds but the format has {len(eliminations)}",
+        )
+    # Keep the first round's shape (2 groups) and the last elimination round's shape
+    # (the quarters before the final), dropping middle rounds when fewer are asked for.
+    middle = eliminations[: len(raw) - 1]
+    kept = [*middle, eliminations[-1]] if middle else [eliminations[0]]
+    final = rounds[-1]
+    out = [
+        replace(r, number=i + 1, advance=a) for i, (r, a) in enumerate(zip(kept, raw, strict=True))
+    ]
+    out.append(replace(final, number=len(out) + 1))
+    return tuple(out)
+
+
+def validate_advances(fmt: Format) -> None:
+    """rule FM-6: each advance count is a multiple of 4 and smaller than its round's field
+    (the field of round r+1 is the advance count of round r); rule FM-5: the final seats 4."""
+    previous: int | None = None
+    for round_format in fmt.rounds:
+        advance = round_format.advance
+        if advance is None:
+            continue
+        where = f"format.rounds[{round_format.number - 1}].advance"
+        if advance <= 0 or advance % 4:
+            raise MalformedInput("FM-6", where, f"{advance} is not a positive multiple of 4")
+        if previous is not None and advance >= previous:
+            raise MalformedInput(
+                "FM-6", where, f"{advance} is not smaller than the field of {previous} players"
+            )
+        previous = advance
+    if previous != 4:
+        raise MalformedInput(
+            "FM-5", "format", "the last elimination round must advance 4 to the final"
+        )

@@ -1,0 +1,253 @@
+"""WSOM hand results and their payments (rules HS-1 to HS-7).
+
+The judge enters the hand's value (Zung Jung pattern points); the server never derives
+it from tiles. A hand's settlement is its four point changes plus the winning value that
+counts for the tie-break (rule HS-4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.domain.errors import MalformedInput
+
+PlayerId = str | int
+
+DISCARD_SHARE_LIMIT = 25  # rule HS-2: above 25 the discarder pays the excess
+
+
+@dataclass(frozen=True)
+class SelfDraw:
+    winner: PlayerId
+    value: int
+    kind: str = "self_draw"
+
+
+@dataclass(frozen=True)
+class Discard:
+    winner: PlayerId
+    discarder: PlayerId
+    value: int
+    kind: str = "discard"
+
+
+@dataclass(frozen=True)
+class Draw:
+    kind: str = "draw"
+
+
+@dataclass(frozen=True)
+class DirectPoints:
+    """rule HS-7: the judge enters the four point changes for a special ruling."""
+
+    deltas: tuple[tuple[PlayerId, int], ...]
+    winner: PlayerId | None = None
+    value: int | None = None
+    kind: str = "points"
+
+
+HandResult = SelfDraw | Discard | Draw | DirectPoints
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What a hand does to the scores: point changes (zero-sum) and the winning value
+    that counts for the tie-break (rule ST-4, rule HS-4)."""
+
+    deltas: tuple[tuple[PlayerId, int], ...]
+    winner: PlayerId | None
+    value: int | None
+
+
+def is_player_id(raw: object) -> bool:
+    return isinstance(raw, str | int) and not isinstance(raw, bool)
+
+
+def _integer(raw: object, field: str, rule: str) -> int:
+    if not isinstance(raw, int) or isinstance(raw, bool):
+        raise MalformedInput(rule, field, f"must be an integer, got {raw!r}")
+    return raw
+
+
+def _player(raw: object, field: str) -> PlayerId:
+    if not is_player_id(raw):
+        raise MalformedInput("CONTRACT §1", field, f"must be a player id, got {raw!r}")
+    assert isinstance(raw, str | int)
+    return raw
+
+
+_RESULT_KEYS = {
+    "self_draw": ({"kind", "winner", "value"}, set()),
+    "discard": ({"kind", "winner", "discarder", "value"}, set()),
+    "draw": ({"kind"}, set()),
+    "points": ({"kind", "deltas"}, {"winner", "value"}),
+}
+
+
+def parse_result(raw: object, field: str = "result") -> HandResult:
+    """The `result` object of a `hand` line (CONTRACT.md §1), checked for shape only."""
+    if not isinstance(raw, dict):
+        raise MalformedInput("HS-1", field, "must be an object with a kind")
+    kind = raw.get("kind")
+    if kind not in _RESULT_KEYS:
+        raise MalformedInput(
+            "HS-1", f"{field}.kind", f"{kind!r} is not one of self_draw, discard, draw, points"
+        )
+    required, optional = _RESULT_KEYS[kind]
+    missing = required - set(raw)
+    if missing:
+        raise MalformedInput("HS-1", f"{field}.{sorted(missing)[0]}", f"is required for a {kind}")
+    unknown = set(raw) - required - optional
+    if unknown:
+        raise MalformedInput("HS-1", f"{field}.{sorted(unknown)[0]}", f"is not a field of a {kind}")
+    if kind == "self_draw":
+        return SelfDraw(
+            _player(raw["winner"], f"{field}.winner"),
+            _integer(raw["value"], f"{field}.value", "HS-3"),
+        )
+    if kind == "discard":
+        return Discard(
+            _player(raw["winner"], f"{field}.winner"),
+            _player(raw["discarder"], f"{field}.discarder"),
+            _integer(raw["value"], f"{field}.value", "HS-3"),
+        )
+    if kind == "draw":
+        return Draw()
+    return _parse_points(raw, field)
+
+
+def _parse_points(raw: Mapping[str, Any], field: str) -> DirectPoints:
+    deltas = raw["deltas"]
+    if not isinstance(deltas, dict) or not deltas:
+        raise MalformedInput(
+            "HS-7", f"{field}.deltas", "must map each player at the table to points"
+        )
+    pairs = tuple(
+        (key, _integer(points, f"{field}.deltas.{key}", "HS-7")) for key, points in deltas.items()
+    )
+    has_winner, has_value = "winner" in raw, "value" in raw
+    if has_winner != has_value:
+        raise MalformedInput(
+            "HS-7",
+            f"{field}.{'value' if has_winner else 'winner'}",
+            "a direct-points hand names both the winner and the value, or neither",
+        )
+    if has_winner:
+        return DirectPoints(
+            pairs,
+            _player(raw["winner"], f"{field}.winner"),
+            _integer(raw["value"], f"{field}.value", "HS-3"),
+        )
+    return DirectPoints(pairs)
+
+
+def result_to_log(result: HandResult) -> dict[str, Any]:
+    """The inverse of parse_result, for writing a log line."""
+    if isinstance(result, SelfDraw):
+        return {"kind": "self_draw", "winner": result.winner, "value": result.value}
+    if isinstance(result, Discard):
+        return {
+            "kind": "discard",
+            "winner": result.winner,
+            "discarder": result.discarder,
+            "value": result.value,
+        }
+    if isinstance(result, Draw):
+        return {"kind": "draw"}
+    out: dict[str, Any] = {"kind": "points", "deltas": dict(result.deltas)}
+    if result.winner is not None:
+        out["winner"] = result.winner
+        out["value"] = result.value
+    return out
+
+
+def _check_value(value: int, min_value: int, max_value: int, field: str) -> None:
+    # rule HS-3: the value of a winning hand lies between the format's minimum and 320
+    if value < min_value:
+        raise MalformedInput(
+            "HS-3", field, f"{value} is below the minimum winning value {min_value}"
+        )
+    if value > max_value:
+        raise MalformedInput(
+            "HS-3", field, f"{value} is above the maximum winning value {max_value}"
+        )
+
+
+def _check_seated(player: PlayerId, seats: Sequence[PlayerId], field: str) -> None:
+    if player not in seats:
+        raise MalformedInput(
+            "HS-1", field, f"player {player!r} is not at this table ({', '.join(map(str, seats))})"
+        )
+
+
+def settle(
+    result: HandResult,
+    seats: Sequence[PlayerId],
+    *,
+    min_value: int,
+    max_value: int,
+    field: str = "result",
+) -> Settlement:
+    """The point changes of a WSOM hand at a table seating `seats` (rule HS-2).
+
+    Raises MalformedInput naming the field and rule when the result does not fit the table.
+    """
+    if isinstance(result, Draw):
+        # rule HS-2: a draw moves no points
+        return Settlement(tuple((p, 0) for p in seats), None, None)
+    if isinstance(result, DirectPoints):
+        return _settle_points(result, seats, min_value=min_value, max_value=max_value, field=field)
+    _check_seated(result.winner, seats, f"{field}.winner")
+    _check_value(result.value, min_value, max_value, f"{field}.value")
+    value = result.value
+    if isinstance(result, SelfDraw):
+        # rule HS-2: on a self-draw each of the three others pays v
+        payments = {p: value for p in seats if p != result.winner}
+    else:
+        _check_seated(result.discarder, seats, f"{field}.discarder")
+        if result.discarder == result.winner:
+            raise MalformedInput(
+                "HS-1", f"{field}.discarder", "the winner cannot discard to themselves"
+            )
+        if value <= DISCARD_SHARE_LIMIT:
+            # rule HS-2: on a discard worth 25 or less, each of the three others pays v
+            payments = {p: value for p in seats if p != result.winner}
+        else:
+            # rule HS-2: above 25, the two who did not discard pay 25 and the discarder 3v - 50
+            payments = {
+                p: (
+                    3 * value - 2 * DISCARD_SHARE_LIMIT
+                    if p == result.discarder
+                    else DISCARD_SHARE_LIMIT
+                )
+                for p in seats
+                if p != result.winner
+            }
+    # rule HS-2: the winner always collects 3v, which is what the others paid
+    deltas = tuple((p, 3 * value if p == result.winner else -payments[p]) for p in seats)
+    return Settlement(deltas, result.winner, value)  # rule HS-4: v counts for the tie-break
+
+
+def _settle_points(
+    result: DirectPoints, seats: Sequence[PlayerId], *, min_value: int, max_value: int, field: str
+) -> Settlement:
+    given = dict(result.deltas)
+    for player in given:
+        _check_seated(player, seats, f"{field}.deltas.{player}")
+    missing = [p for p in seats if p not in given]
+    if missing:
+        raise MalformedInput(
+            "HS-7", f"{field}.deltas.{missing[0]}", "every player at the table needs a point change"
+        )
+    total = sum(given.values())
+    if total != 0:
+        # rule HS-7 (and HS-2: every hand is zero-sum)
+        raise MalformedInput(
+            "HS-7", f"{field}.deltas", f"the point changes sum to {total}, not zero"
+        )
+    if result.winner is not None and result.value is not None:
+        _check_seated(result.winner, seats, f"{field}.winner")
+        _check_value(result.value, min_value, max_value, f"{field}.value")
+    return Settlement(tuple((p, given[p]) for p in seats), result.winner, result.value)

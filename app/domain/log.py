@@ -1,0 +1,353 @@
+"""The tournament log (CONTRACT.md §1): one JSON object per line, parsed into events.
+
+Parsing checks shape only (types, required and unknown fields); whether an event is
+allowed at that point of the tournament is decided by `Tournament.apply`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from app.domain.errors import MalformedInput
+from app.domain.formats import Format, format_from_log
+from app.domain.hands import HandResult, PlayerId, is_player_id, parse_result, result_to_log
+from app.domain.numbers import exact, parse_amount, parse_rate
+
+# Fields any line may carry: who entered it and when (written by the server, issue 4).
+# They never change what the line means, so replay ignores them.
+METADATA_FIELDS = frozenset({"at", "by"})
+
+
+@dataclass(frozen=True)
+class TournamentDeclared:
+    name: str
+    format: Format
+    raw_format: str | dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PlayerRegistered:
+    player: PlayerId
+    name: str
+    group: str
+    substitute: bool = False
+    country: str | None = None
+
+
+@dataclass(frozen=True)
+class PrizesSet:
+    amounts: tuple[Fraction, ...]
+
+
+@dataclass(frozen=True)
+class CarryOverRateSet:
+    round: int
+    rate: Fraction
+
+
+@dataclass(frozen=True)
+class SeatingRecorded:
+    round: int
+    segment: int
+    table: int
+    seats: tuple[PlayerId, PlayerId, PlayerId, PlayerId]  # east, south, west, north
+    cycle: int | None = None
+
+
+@dataclass(frozen=True)
+class HandRecorded:
+    round: int
+    segment: int
+    table: int
+    hand: int
+    result: HandResult
+    key: str | None = None  # the idempotency key
+
+
+@dataclass(frozen=True)
+class PenaltyGiven:
+    round: int
+    player: PlayerId
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class HandVoided:
+    round: int
+    segment: int
+    table: int
+    hand: int
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    round: int
+    draw_seed: str | None = None
+
+
+Event = (
+    TournamentDeclared
+    | PlayerRegistered
+    | PrizesSet
+    | CarryOverRateSet
+    | SeatingRecorded
+    | HandRecorded
+    | PenaltyGiven
+    | HandVoided
+    | RoundEnded
+)
+
+
+class _Fields:
+    """Reads the fields of one line, naming the field and rule in every complaint."""
+
+    def __init__(self, raw: Mapping[str, Any], kind: str, required: set[str], optional: set[str]):
+        self.raw = raw
+        missing = required - set(raw)
+        if missing:
+            raise MalformedInput("CONTRACT §1", sorted(missing)[0], f"is required in a {kind} line")
+        unknown = set(raw) - required - optional - METADATA_FIELDS - {"type"}
+        if unknown:
+            raise MalformedInput(
+                "CONTRACT §1", sorted(unknown)[0], f"is not a field of a {kind} line"
+            )
+
+    def positive(self, key: str, rule: str = "CONTRACT §1") -> int:
+        value = self.raw[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise MalformedInput(rule, key, f"must be a positive integer, got {value!r}")
+        return value
+
+    def integer(self, key: str, rule: str = "CONTRACT §1") -> int:
+        value = self.raw[key]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise MalformedInput(rule, key, f"must be an integer, got {value!r}")
+        return value
+
+    def text(self, key: str, rule: str = "CONTRACT §1", *, optional: bool = False) -> str | None:
+        if optional and self.raw.get(key) is None:
+            return None
+        value = self.raw[key]
+        if not isinstance(value, str) or not value.strip():
+            raise MalformedInput(rule, key, f"must be a non-empty string, got {value!r}")
+        return value
+
+    def player(self, key: str) -> PlayerId:
+        value = self.raw[key]
+        if not is_player_id(value):
+            raise MalformedInput(
+                "CONTRACT §1", key, f"must be a player id (string or integer), got {value!r}"
+            )
+        assert isinstance(value, str | int)
+        return value
+
+
+def _tournament(f: _Fields) -> TournamentDeclared:
+    raw_format = f.raw["format"]
+    name = f.text("name")
+    assert name is not None
+    return TournamentDeclared(name, format_from_log(raw_format), raw_format)
+
+
+def _player(f: _Fields) -> PlayerRegistered:
+    group = f.raw["group"]
+    if group not in ("A", "B"):
+        raise MalformedInput("FM-2", "group", f'must be "A" or "B", got {group!r}')
+    substitute = f.raw.get("substitute", False)
+    if not isinstance(substitute, bool):
+        raise MalformedInput("FM-9", "substitute", "must be true or false")
+    name = f.text("name")
+    assert name is not None
+    return PlayerRegistered(
+        f.player("id"), name, group, substitute, f.text("country", optional=True)
+    )
+
+
+def _prizes(f: _Fields) -> PrizesSet:
+    amounts = f.raw["amounts"]
+    if not isinstance(amounts, list):
+        raise MalformedInput("PR-2", "amounts", "must be a list of prize amounts, index 0 = rank 1")
+    parsed = []
+    for index, raw in enumerate(amounts):
+        try:
+            amount = parse_amount(raw)
+        except ValueError as error:
+            raise MalformedInput("PR-2", f"amounts[{index}]", str(error)) from error
+        if amount < 0:
+            raise MalformedInput("PR-2", f"amounts[{index}]", "a prize cannot be negative")
+        parsed.append(amount)
+    return PrizesSet(tuple(parsed))
+
+
+def _carry_over_rate(f: _Fields) -> CarryOverRateSet:
+    rate_text = f.raw["rate"]
+    if not isinstance(rate_text, str):
+        raise MalformedInput("SC-3", "rate", 'must be an exact string such as "1/4"')
+    try:
+        rate = parse_rate(rate_text)
+    except ValueError as error:
+        raise MalformedInput("SC-3", "rate", str(error)) from error
+    if rate > 1:
+        raise MalformedInput("SC-3", "rate", f"{rate_text} is more than the whole score")
+    return CarryOverRateSet(f.positive("round", "SC-3"), rate)
+
+
+def _seating(f: _Fields) -> SeatingRecorded:
+    seats = f.raw["seats"]
+    if not isinstance(seats, list) or len(seats) != 4:
+        raise MalformedInput("FM-9", "seats", "must list 4 player ids: [east, south, west, north]")
+    for index, player in enumerate(seats):
+        if not is_player_id(player):
+            raise MalformedInput(
+                "CONTRACT §1", f"seats[{index}]", f"must be a player id, got {player!r}"
+            )
+    cycle = f.positive("cycle", "SE-8") if "cycle" in f.raw else None
+    return SeatingRecorded(
+        f.positive("round"),
+        f.positive("segment"),
+        f.positive("table"),
+        (seats[0], seats[1], seats[2], seats[3]),
+        cycle,
+    )
+
+
+def _hand(f: _Fields) -> HandRecorded:
+    key = f.text("id", optional=True)
+    return HandRecorded(
+        f.positive("round"),
+        f.positive("segment"),
+        f.positive("table"),
+        f.positive("hand"),
+        parse_result(f.raw["result"]),
+        key,
+    )
+
+
+def _penalty(f: _Fields) -> PenaltyGiven:
+    points = f.integer("points", "PN-1")
+    if points == 0:
+        raise MalformedInput("PN-1", "points", "a penalty of 0 points changes nothing")
+    reason = f.text("reason", "PN-1")
+    assert reason is not None
+    return PenaltyGiven(f.positive("round"), f.player("player"), points, reason)
+
+
+def _void(f: _Fields) -> HandVoided:
+    return HandVoided(
+        f.positive("round"), f.positive("segment"), f.positive("table"), f.positive("hand")
+    )
+
+
+def _round_end(f: _Fields) -> RoundEnded:
+    return RoundEnded(f.positive("round"), f.text("draw_seed", "ST-5", optional=True))
+
+
+_LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]] = {
+    "tournament": ({"name", "format"}, set(), _tournament),
+    "player": ({"id", "name", "group"}, {"substitute", "country"}, _player),
+    "prizes": ({"amounts"}, set(), _prizes),
+    "carry_over_rate": ({"round", "rate"}, set(), _carry_over_rate),
+    "seating": ({"round", "segment", "table", "seats"}, {"cycle"}, _seating),
+    "hand": ({"round", "segment", "table", "hand", "result"}, {"id"}, _hand),
+    "penalty": ({"round", "player", "points", "reason"}, set(), _penalty),
+    "void": ({"round", "segment", "table", "hand"}, set(), _void),
+    "round_end": ({"round"}, {"draw_seed"}, _round_end),
+}
+
+
+def parse_event(raw: object) -> Event:
+    """One decoded JSON object of the log as an event; raises MalformedInput."""
+    if not isinstance(raw, dict):
+        raise MalformedInput("CONTRACT §1", "line", "must be a JSON object")
+    kind = raw.get("type")
+    if not isinstance(kind, str) or kind not in _LINE_TYPES:
+        raise MalformedInput(
+            "CONTRACT §1",
+            "type",
+            f"unknown line type {kind!r}; expected one of {', '.join(_LINE_TYPES)}",
+        )
+    required, optional, build = _LINE_TYPES[kind]
+    return build(_Fields(raw, kind, required, optional))
+
+
+def parse_line(text: str) -> Event:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise MalformedInput(
+            "CONTRACT §1", "line", f"is not valid JSON: {error.msg} at column {error.colno}"
+        ) from error
+    return parse_event(raw)
+
+
+def event_to_log(event: Event) -> dict[str, Any]:
+    """The log line of an event: the inverse of parse_event, used to write and export logs."""
+    if isinstance(event, TournamentDeclared):
+        return {"type": "tournament", "name": event.name, "format": event.raw_format}
+    if isinstance(event, PlayerRegistered):
+        line: dict[str, Any] = {
+            "type": "player",
+            "id": event.player,
+            "name": event.name,
+            "group": event.group,
+        }
+        if event.substitute:
+            line["substitute"] = True
+        if event.country is not None:
+            line["country"] = event.country
+        return line
+    if isinstance(event, PrizesSet):
+        return {
+            "type": "prizes",
+            "amounts": [int(a) if a.denominator == 1 else exact(a) for a in event.amounts],
+        }
+    if isinstance(event, CarryOverRateSet):
+        return {"type": "carry_over_rate", "round": event.round, "rate": exact(event.rate)}
+    if isinstance(event, SeatingRecorded):
+        line = {
+            "type": "seating",
+            "round": event.round,
+            "segment": event.segment,
+            "table": event.table,
+            "seats": list(event.seats),
+        }
+        if event.cycle is not None:
+            line["cycle"] = event.cycle
+        return line
+    if isinstance(event, HandRecorded):
+        line = {
+            "type": "hand",
+            "round": event.round,
+            "segment": event.segment,
+            "table": event.table,
+            "hand": event.hand,
+            "result": result_to_log(event.result),
+        }
+        if event.key is not None:
+            line["id"] = event.key
+        return line
+    if isinstance(event, PenaltyGiven):
+        return {
+            "type": "penalty",
+            "round": event.round,
+            "player": event.player,
+            "points": event.points,
+            "reason": event.reason,
+        }
+    if isinstance(event, HandVoided):
+        return {
+            "type": "void",
+            "round": event.round,
+            "segment": event.segment,
+            "table": event.table,
+            "hand": event.hand,
+        }
+    line = {"type": "round_end", "round": event.round}
+    if event.draw_seed is not None:
+        line["draw_seed"] = event.draw_seed
+    return line

@@ -1,0 +1,66 @@
+"""Exact score arithmetic (rules SC-4, SC-5)."""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+_RATE = re.compile(r"^\s*\d+\s*(/\s*\d+\s*)?$|^\s*\d*\.\d+\s*$")
+
+
+def exact(value: Fraction | int) -> str:
+    """The exact form of a score: a reduced fraction string such as "45/4" or "-3".
+
+    rule SC-4: no rounding ever happens in storage or in exports.
+    """
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def shown(value: Fraction | int) -> str:
+    """The displayed form: 2 decimals, rounded towards minus infinity.
+
+    rule SC-5: 10.125 shows "10.12" and -10.125 shows "-10.13".
+    """
+    value = Fraction(value)
+    cents = math.floor(value * 100)
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}{whole}.{part:02d}"
+
+
+def parse_rate(text: str) -> Fraction:
+    """Parse an exact rate string such as "1/4" (or "0.25"); raises ValueError otherwise.
+
+    Floats never reach here: a rate travels as a string so it stays exact (CONTRACT.md §1).
+    """
+    if not _RATE.match(text):
+        raise ValueError(f'{text!r} is not an exact rate such as "1/4"')
+    try:
+        return Fraction(text.replace(" ", ""))
+    except (ValueError, ZeroDivisionError) as error:
+        raise ValueError(f'{text!r} is not an exact rate such as "1/4"') from error
+
+
+def parse_amount(raw: object) -> Fraction:
+    """Prize money as an exact number: an integer, a decimal string, or a JSON number.
+
+    A JSON float is read through its shortest decimal form, so 1500.5 stays 1500.5 exactly.
+    """
+    if isinstance(raw, bool):
+        raise ValueError("a prize amount is a number, not true/false")
+    if isinstance(raw, int):
+        return Fraction(raw)
+    if isinstance(raw, float | str):
+        try:
+            decimal = Decimal(str(raw))
+        except InvalidOperation as error:
+            raise ValueError(f"{raw!r} is not a number") from error
+        if not decimal.is_finite():
+            raise ValueError(f"{raw!r} is not a finite number")
+        return Fraction(decimal)
+    raise ValueError(f"{raw!r} is not a number")

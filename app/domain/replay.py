@@ -1,0 +1,113 @@
+"""Replaying a whole log offline, and the JSON report of `scoreboard replay` (CONTRACT.md §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from app.domain.errors import LogError, MalformedInput, RuleViolation
+from app.domain.log import TournamentDeclared, parse_line
+from app.domain.numbers import exact, shown
+from app.domain.standings import Standings, TieAtCut
+from app.domain.tournament import Tournament
+
+
+def replay_lines(lines: Iterable[str]) -> Tournament:
+    """Fold a log's lines into a tournament. Raises LogError naming the line, field and rule."""
+    tournament: Tournament | None = None
+    number = 0
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue  # a trailing newline or a blank line carries nothing
+        try:
+            event = parse_line(text)
+            if tournament is None:
+                if not isinstance(event, TournamentDeclared):
+                    raise MalformedInput(
+                        "CONTRACT §1", "type", "the first line must be the tournament line"
+                    )
+                tournament = Tournament(event)
+            else:
+                tournament.apply(event)
+        except RuleViolation as violation:
+            raise LogError(number, violation) from violation
+    if tournament is None:
+        raise LogError(max(number, 1), MalformedInput("CONTRACT §1", "type", "the log is empty"))
+    return tournament
+
+
+def report(tournament: Tournament) -> dict[str, Any]:
+    """The CONTRACT.md §2 shape, with extra fields that consumers may ignore."""
+    return {
+        "tournament": tournament.name,
+        "format": tournament.format.name,
+        "rounds": [
+            standings_report(tournament.standings(number), state.format.advance)
+            for number, state in sorted(tournament.rounds.items())
+        ],
+        "final_ranking": [
+            {
+                "player": place.player,
+                "rank": place.rank,
+                "prize": exact(place.prize),
+                "prize_shown": shown(place.prize),
+                "round": place.round,
+                "total": exact(place.total),
+            }
+            for place in tournament.final_ranking()
+        ],
+    }
+
+
+def standings_report(standings: Standings, advance: int | None) -> dict[str, Any]:
+    """One round's standings, in the shape of CONTRACT.md §2 (also served by the API)."""
+    rows = []
+    for row in standings.rows:
+        distance = row.distance
+        rows.append(
+            {
+                "player": row.player,
+                "rank": row.rank,
+                "carry_in": exact(row.carry_in),
+                "play": str(row.play),
+                "total": exact(row.total),
+                "shown": shown(row.total),
+                "status": row.status,
+                "position": row.position,
+                # rule ST-3: points needed to reach the line (below) or margin over it (above)
+                "above_cut": row.above_cut,
+                "distance": None if distance is None else exact(distance),
+                "distance_shown": None if distance is None else shown(distance),
+            }
+        )
+    cut = standings.cut
+    return {
+        "round": standings.round,
+        "advance": advance,
+        "ended": standings.ended,
+        "cut": None
+        if cut is None
+        else {
+            "advance": cut.advance,
+            "line_total": None if cut.line_total is None else exact(cut.line_total),
+            "next_total": None if cut.next_total is None else exact(cut.next_total),
+            "tie": None if cut.tie is None else _tie_report(cut.tie),
+        },
+        "standings": rows,
+    }
+
+
+def _tie_report(tie: TieAtCut) -> dict[str, Any]:
+    """rule ST-7: how the tie-break decides a tie at the line (now, or as it was decided)."""
+    return {
+        "total": exact(tie.total),
+        "players": list(tie.players),
+        "places": tie.places,
+        "hands": {str(p): list(v) for p, v in tie.hands.items()},
+        "advance_by_hands": list(tie.by_hands),
+        "draw_among": list(tie.draw_among),
+        "draw_places": tie.draw_places,
+        "draw_seed": tie.draw_seed,
+        "draw_winners": None if tie.draw_winners is None else list(tie.draw_winners),
+        "draw_pending": tie.draw_pending,
+    }

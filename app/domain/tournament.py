@@ -1,0 +1,448 @@
+"""The tournament as the fold of its log (STYLE.md, convention 2).
+
+`Tournament.apply` checks one event against the rules and the state so far, and either
+changes nothing and raises a named error, or records it. Everything shown (totals,
+carry-over, standings, the cut, the final ranking) is derived from what was recorded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.formats import Format, RoundFormat
+from app.domain.hands import PlayerId, Settlement, settle
+from app.domain.log import (
+    CarryOverRateSet,
+    Event,
+    HandRecorded,
+    HandVoided,
+    PenaltyGiven,
+    PlayerRegistered,
+    PrizesSet,
+    RoundEnded,
+    SeatingRecorded,
+    TournamentDeclared,
+)
+from app.domain.prizes import FinalPlace, final_ranking
+from app.domain.standings import RoundScores, Standings, rank_round
+
+TableKey = tuple[int, int]  # (segment, table)
+
+
+@dataclass
+class TableSegment:
+    """One table in one segment: who sits where and the hands entered so far."""
+
+    group: str
+    seats: tuple[PlayerId, PlayerId, PlayerId, PlayerId]
+    cycle_seats: dict[int, tuple[PlayerId, PlayerId, PlayerId, PlayerId]] = dataclasses.field(
+        default_factory=dict
+    )
+    hands: dict[int, HandRecorded] = dataclasses.field(default_factory=dict)  # live hands by number
+    settlements: dict[int, Settlement] = dataclasses.field(default_factory=dict)
+    entered: set[int] = dataclasses.field(
+        default_factory=set
+    )  # every hand number ever entered, voided or not
+
+    @property
+    def last_hand(self) -> int:
+        return max(self.hands, default=0)
+
+
+@dataclass
+class RoundState:
+    """What the log says about one round so far."""
+
+    format: RoundFormat
+    field: list[PlayerId]  # ranked players of the round (never substitutes, rule FM-9)
+    carry_in: dict[PlayerId, Fraction]
+    denominator: int = 1
+    carry_in_scaled: dict[PlayerId, int] = dataclasses.field(default_factory=dict)
+    play: dict[PlayerId, int] = dataclasses.field(default_factory=dict)
+    winning_values: dict[PlayerId, list[int]] = dataclasses.field(default_factory=dict)
+    tables: dict[TableKey, TableSegment] = dataclasses.field(default_factory=dict)
+    seat_of: dict[tuple[int, PlayerId], int] = dataclasses.field(
+        default_factory=dict
+    )  # (segment, player) -> table
+    table_group: dict[int, str] = dataclasses.field(default_factory=dict)
+    penalties: list[PenaltyGiven] = dataclasses.field(default_factory=list)
+    started: bool = False
+    ended: RoundEnded | None = None
+    standings_at_end: Standings | None = None
+
+    def __post_init__(self) -> None:
+        # rule SC-4: rank exact totals as integers over one common denominator
+        self.denominator = math.lcm(1, *(c.denominator for c in self.carry_in.values()))
+        self.carry_in_scaled = {
+            p: c.numerator * (self.denominator // c.denominator) for p, c in self.carry_in.items()
+        }
+
+    @property
+    def number(self) -> int:
+        return self.format.number
+
+    def scores(self) -> RoundScores:
+        return RoundScores(
+            round=self.number,
+            advance=self.format.advance,
+            field=self.field,
+            denominator=self.denominator,
+            carry_in_scaled=self.carry_in_scaled,
+            play=self.play,
+            winning_values=self.winning_values,
+            ended=self.ended is not None,
+            draw_seed=self.ended.draw_seed if self.ended else None,
+        )
+
+
+class Tournament:
+    """A tournament as its log describes it; `apply` is the only way to change it."""
+
+    def __init__(self, declared: TournamentDeclared) -> None:
+        self.name = declared.name
+        self.format: Format = declared.format
+        self.players: dict[PlayerId, PlayerRegistered] = {}
+        self._player_names: dict[str, PlayerId] = {}  # str(id) -> id, so 7 and "7" can't both exist
+        self.prizes: tuple[Fraction, ...] = ()
+        self.rounds: dict[int, RoundState] = {}
+        self.events: list[Event] = [declared]
+        self.hand_keys: dict[str, HandRecorded] = {}  # idempotency key -> the hand it entered
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def current_round(self) -> RoundState | None:
+        """The round being played, or the last one if the final has ended."""
+        if not self.rounds:
+            return None
+        return self.rounds[max(self.rounds)]
+
+    @property
+    def complete(self) -> bool:
+        final = self.rounds.get(self.format.final_round)
+        return final is not None and final.ended is not None
+
+    def standings(self, round_number: int) -> Standings:
+        state = self.rounds.get(round_number)
+        if state is None:
+            raise IllegalMove("FM-1", "round", f"round {round_number} has not begun")
+        if state.standings_at_end is not None:
+            return state.standings_at_end
+        return rank_round(state.scores())
+
+    def final_ranking(self) -> list[FinalPlace]:
+        ended = [s.standings_at_end for s in self.rounds.values() if s.standings_at_end is not None]
+        advances = {n: s.format.advance for n, s in self.rounds.items()}
+        return final_ranking(ended, advances, self.prizes)
+
+    # -- applying --------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Check `event` against the rules and record it.
+
+        On a violation it raises a named error and changes nothing.
+        """
+        if isinstance(event, TournamentDeclared):
+            raise IllegalMove("CONTRACT §1", "type", "the tournament line comes once, first")
+        if isinstance(event, PlayerRegistered):
+            self._register(event)
+        elif isinstance(event, PrizesSet):
+            self.prizes = (
+                event.amounts
+            )  # rule PR-2: the organizer's table; a later line replaces it
+        elif isinstance(event, CarryOverRateSet):
+            self._set_rate(event)
+        elif isinstance(event, SeatingRecorded):
+            self._seat(event)
+        elif isinstance(event, HandRecorded):
+            self._record_hand(event)
+        elif isinstance(event, PenaltyGiven):
+            self._penalize(event)
+        elif isinstance(event, HandVoided):
+            self._void(event)
+        else:
+            self._end_round(event)
+        self.events.append(event)
+
+    def _register(self, event: PlayerRegistered) -> None:
+        key = str(event.player)
+        if key in self._player_names:
+            raise IllegalMove("CONTRACT §1", "id", f"player {event.player!r} is already registered")
+        first = self.format.round(1)
+        if event.group not in first.group_names:
+            raise MalformedInput(
+                "FM-2", "group", f"this format's round 1 has groups {', '.join(first.group_names)}"
+            )
+        round_one = self.rounds.get(1)
+        if not event.substitute and round_one is not None and round_one.ended is not None:
+            # rule FM-2: the field of round 1 is closed once round 1 is cut
+            raise IllegalMove(
+                "FM-2", "id", "round 1 has ended; only substitutes can still be registered"
+            )
+        self.players[event.player] = event
+        self._player_names[key] = event.player
+        if not event.substitute:
+            self._round_one().field.append(event.player)
+
+    def _round_one(self) -> RoundState:
+        if 1 not in self.rounds:
+            self.rounds[1] = RoundState(self.format.round(1), [], {})
+        return self.rounds[1]
+
+    def _set_rate(self, event: CarryOverRateSet) -> None:
+        if event.round != 1:
+            # rule SC-3: only the rate from round 1 into round 2 may be changed
+            raise IllegalMove(
+                "SC-3", "round", "only the round 1 to 2 carry-over rate can be changed"
+            )
+        state = self._round_one()
+        if state.started:
+            # rule SC-3: the rate locks when round 1 starts
+            raise IllegalMove("SC-3", "rate", "round 1 has started; its carry-over rate is locked")
+        self.format = self.format.with_round_one_rate(event.rate)
+        state.format = self.format.round(1)
+
+    def _open_round(self, number: int, field_name: str = "round") -> RoundState:
+        """The round `number` if it is being played; raises if it has not begun or has ended."""
+        if not self.format.has_round(number):
+            raise MalformedInput(
+                "FM-1", field_name, f"this format has rounds 1 to {self.format.final_round}"
+            )
+        state = self._round_one() if number == 1 else self.rounds.get(number)
+        if state is None:
+            raise IllegalMove(
+                "FM-1",
+                field_name,
+                f"round {number} has not begun: round {number - 1} has not ended",
+            )
+        if state.ended is not None:
+            raise IllegalMove("FM-1", field_name, f"round {number} has ended")
+        return state
+
+    def _check_in_round(self, state: RoundState, player: PlayerId, where: str) -> PlayerRegistered:
+        registered = self.players.get(player)
+        if registered is None:
+            raise MalformedInput("CONTRACT §1", where, f"unknown player {player!r}")
+        if not registered.substitute and player not in state.carry_in and state.number > 1:
+            # rule ST-3: only the players above the previous round's cut play this round
+            raise IllegalMove(
+                "ST-3", where, f"player {player!r} did not reach round {state.number}"
+            )
+        return registered
+
+    def _seat(self, event: SeatingRecorded) -> None:
+        state = self._open_round(event.round)
+        fmt = state.format
+        if event.segment > fmt.segments:
+            raise MalformedInput(
+                "FM-2",
+                "segment",
+                f"round {event.round} has {fmt.segments} {fmt.segment_kind}s per group",
+            )
+        if len(set(event.seats)) != 4:
+            raise MalformedInput("FM-9", "seats", "a table seats 4 different players")
+        groups = {
+            self._check_in_round(state, player, f"seats[{index}]").group
+            for index, player in enumerate(event.seats)
+        }
+        if state.number == 1 and len(groups) > 1:
+            # rule FM-2: round 1's groups play apart, each numbering its own segments
+            raise MalformedInput("FM-2", "seats", "in round 1 a table seats players of one group")
+        group = groups.pop() if state.number == 1 else ""
+        key = (event.segment, event.table)
+        if event.cycle is not None and event.cycle > 1:
+            self._seat_cycle(state, event, key)
+            return
+        owner = state.table_group.get(event.table)
+        if owner is not None and owner != group:
+            raise MalformedInput(
+                "CONTRACT §1",
+                "table",
+                f"table {event.table} belongs to group {owner} in this round",
+            )
+        existing = state.tables.get(key)
+        if existing is not None and existing.hands:
+            raise IllegalMove(
+                "SE-5",
+                "seats",
+                f"table {event.table} has hands in this segment; its seats are fixed",
+            )
+        for index, player in enumerate(event.seats):
+            table = state.seat_of.get((event.segment, player))
+            if table is not None and table != event.table:
+                raise IllegalMove(
+                    "FM-9",
+                    f"seats[{index}]",
+                    f"player {player!r} is already seated at table {table} "
+                    f"in segment {event.segment}",
+                )
+        if existing is not None:
+            for player in existing.seats:
+                del state.seat_of[(event.segment, player)]
+        for player in event.seats:
+            state.seat_of[(event.segment, player)] = event.table
+        state.table_group[event.table] = group
+        state.tables[key] = TableSegment(group, event.seats)
+
+    def _seat_cycle(self, state: RoundState, event: SeatingRecorded, key: TableKey) -> None:
+        """rules SE-8, SE-9: seats at a cycle's start, the same four players."""
+        table = state.tables.get(key)
+        if table is None:
+            raise IllegalMove(
+                "SE-8", "cycle", f"table {event.table} has no seating for segment {event.segment}"
+            )
+        cycles = state.format.hands_per_segment // 4
+        if event.cycle is not None and event.cycle > cycles:
+            raise MalformedInput(
+                "FM-7", "cycle", f"a {state.format.segment_kind} has {cycles} cycles"
+            )
+        if set(event.seats) != set(table.seats):
+            raise MalformedInput("SE-8", "seats", "a new cycle reseats the same four players")
+        assert event.cycle is not None
+        table.cycle_seats[event.cycle] = event.seats
+
+    def _table(self, state: RoundState, segment: int, table_number: int) -> TableSegment:
+        table = state.tables.get((segment, table_number))
+        if table is None:
+            raise IllegalMove(
+                "SE-1",
+                "table",
+                f"table {table_number} has no seating in segment {segment} of round {state.number}",
+            )
+        return table
+
+    def _record_hand(self, event: HandRecorded) -> None:
+        if event.key is not None and event.key in self.hand_keys:
+            if self.hand_keys[event.key] == event:
+                return  # a retry of a hand already entered: it counts once (CONTRACT §3)
+            raise MalformedInput(
+                "CONTRACT §3",
+                "id",
+                f"idempotency key {event.key!r} was already used for another hand",
+            )
+        state = self._open_round(event.round)
+        fmt = state.format
+        if event.segment > fmt.segments:
+            raise MalformedInput(
+                "FM-2",
+                "segment",
+                f"round {event.round} has {fmt.segments} {fmt.segment_kind}s per group",
+            )
+        if event.hand > fmt.hands_per_segment:
+            raise IllegalMove(
+                "FM-3",
+                "hand",
+                f"a {fmt.segment_kind} of round {event.round} has {fmt.hands_per_segment} "
+                "hands; the segment is finished",
+            )
+        table = self._table(state, event.segment, event.table)
+        is_correction = event.hand in table.entered
+        if not is_correction and event.hand != table.last_hand + 1:
+            raise IllegalMove(
+                "CONTRACT §1",
+                "hand",
+                f"hand {event.hand} is out of order: table {event.table} "
+                f"expects hand {table.last_hand + 1}",
+            )
+        settlement = settle(
+            event.result,
+            table.seats,
+            min_value=self.format.min_value,
+            max_value=self.format.max_value,
+        )
+        old = table.settlements.get(event.hand)
+        if old is not None:
+            self._unsettle(state, old)  # a correction replaces the earlier hand (CONTRACT §1)
+        self._settle(state, settlement)
+        table.hands[event.hand] = event
+        table.settlements[event.hand] = settlement
+        table.entered.add(event.hand)
+        state.started = True
+        if event.key is not None:
+            self.hand_keys[event.key] = event
+
+    @staticmethod
+    def _settle(state: RoundState, settlement: Settlement) -> None:
+        play = state.play
+        for player, delta in settlement.deltas:
+            play[player] = play.get(player, 0) + delta  # rule SC-1
+        if settlement.winner is not None and settlement.value is not None:
+            state.winning_values.setdefault(settlement.winner, []).append(
+                settlement.value
+            )  # rule HS-4
+
+    @staticmethod
+    def _unsettle(state: RoundState, settlement: Settlement) -> None:
+        for player, delta in settlement.deltas:
+            state.play[player] -= delta
+        if settlement.winner is not None and settlement.value is not None:
+            state.winning_values[settlement.winner].remove(settlement.value)
+
+    def _void(self, event: HandVoided) -> None:
+        state = self._open_round(event.round)
+        table = self._table(state, event.segment, event.table)
+        settlement = table.settlements.pop(event.hand, None)
+        if settlement is None:
+            raise IllegalMove(
+                "CONTRACT §1", "hand", f"table {event.table} has no hand {event.hand} to void"
+            )
+        del table.hands[event.hand]
+        self._unsettle(state, settlement)
+
+    def _penalize(self, event: PenaltyGiven) -> None:
+        state = self._open_round(event.round)
+        self._check_in_round(state, event.player, "player")
+        state.play[event.player] = (
+            state.play.get(event.player, 0) + event.points
+        )  # rules PN-1, SC-1
+        state.penalties.append(event)
+
+    def _end_round(self, event: RoundEnded) -> None:
+        state = self._open_round(event.round)
+        advance = state.format.advance
+        if advance is not None and len(state.field) <= advance:
+            # rule FM-6: an advance count must be smaller than the field
+            raise IllegalMove(
+                "FM-6",
+                "round",
+                f"round {event.round} advances {advance} but its field is only {len(state.field)}",
+            )
+        standings = rank_round(replace(state.scores(), ended=True, draw_seed=event.draw_seed))
+        tie = standings.cut.tie if standings.cut else None
+        if tie is not None and tie.draw_pending:
+            names = ", ".join(map(str, tie.draw_among))
+            raise MalformedInput(
+                "ST-5",
+                "draw_seed",
+                f"players {names} are level after the tie-break at the cut; "
+                f"a draw_seed is needed for {tie.draw_places} place(s)",
+            )
+        state.ended = event
+        state.standings_at_end = standings
+        if advance is not None:
+            self._open_next_round(state, standings)
+
+    def _open_next_round(self, state: RoundState, standings: Standings) -> None:
+        rate = state.format.carry_over_rate
+        carry_in = {
+            row.player: row.total * rate for row in standings.rows if row.status == "advanced"
+        }  # rule SC-3
+        number = state.number + 1
+        self.rounds[number] = RoundState(self.format.round(number), list(carry_in), carry_in)
+
+
+def replay_events(events: Iterable[Event]) -> Tournament:
+    """Fold events into a tournament; the first must declare it. Raises on the first bad one."""
+    iterator = iter(events)
+    first = next(iterator, None)
+    if not isinstance(first, TournamentDeclared):
+        raise MalformedInput("CONTRACT §1", "type", "the first line must be the tournament line")
+    tournament = Tournament(first)
+    for event in iterator:
+        tournament.apply(event)
+    return tournament

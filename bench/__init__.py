@@ -1,0 +1,1 @@
+"""Benchmarks and the generated tournaments they share with the tests."""
