@@ -77,3 +77,7 @@ def replay(
 
 def main() -> None:
     cli()
+
+
+if __name__ == "__main__":
+    main()
