@@ -15,6 +15,16 @@ from app.domain.errors import MalformedInput
 from app.domain.numbers import parse_rate
 
 SegmentKind = Literal["half", "quarter", "session"]
+# How seats change at each cycle's start within a segment (rules SE-6 to SE-9):
+# "swap" halves (SE-6), "redraw" quarters of one cycle (SE-7), "rotate" the WSOM 2008
+# final (SE-8), "all_orders" the WSOM 2007 final (SE-9).
+SeatPattern = Literal["swap", "redraw", "rotate", "all_orders"]
+SEAT_PATTERNS: tuple[SeatPattern, ...] = ("swap", "redraw", "rotate", "all_orders")
+DEFAULT_SEAT_PATTERN: dict[str, SeatPattern] = {
+    "half": "swap",
+    "quarter": "redraw",
+    "session": "rotate",
+}
 GROUP_NAMES = ("A", "B")
 HANDS_PER_CYCLE = 4  # rule FM-7: every player deals exactly once in a cycle
 
@@ -33,6 +43,20 @@ class RoundFormat:
     time_limit_minutes: int | None  # rule CL-1; None: no limit (the final)
     break_minutes: int  # rule CL-1
     break_after_cycles: int | None  # rule CL-1: the final's break after 2 cycles
+    seat_pattern: SeatPattern = "swap"
+
+    @property
+    def cycles_per_segment(self) -> int:
+        return self.hands_per_segment // HANDS_PER_CYCLE
+
+    @property
+    def shape_rule(self) -> str:
+        """The rule that gives this round its segments and hands."""
+        if self.is_final:
+            return "FM-5"
+        if self.number == 1:
+            return "FM-2"
+        return "FM-4" if self.segment_kind == "quarter" else "FM-3"
 
     @property
     def is_final(self) -> bool:
@@ -94,10 +118,11 @@ def _elimination(
         time_limit_minutes=limit,
         break_minutes=10,
         break_after_cycles=None,
+        seat_pattern=DEFAULT_SEAT_PATTERN[kind],
     )
 
 
-def _final(number: int, sessions: int) -> RoundFormat:
+def _final(number: int, sessions: int, seat_pattern: SeatPattern) -> RoundFormat:
     return RoundFormat(
         number=number,
         groups=1,
@@ -109,10 +134,19 @@ def _final(number: int, sessions: int) -> RoundFormat:
         time_limit_minutes=None,  # rule CL-1: the final has no session time limit
         break_minutes=10,
         break_after_cycles=2,
+        seat_pattern=seat_pattern,
     )
 
 
-def _wsom(name: str, *, limits: tuple[int, ...], quarter: int, sessions: int, early: int) -> Format:
+def _wsom(
+    name: str,
+    *,
+    limits: tuple[int, ...],
+    quarter: int,
+    sessions: int,
+    early: int,
+    final_seats: SeatPattern,
+) -> Format:
     advances = (256, 128, 64, 32, 16, 8)
     rounds = [
         # rule FM-2: round 1 is 2 groups x 4 halves of 8 hands
@@ -122,7 +156,7 @@ def _wsom(name: str, *, limits: tuple[int, ...], quarter: int, sessions: int, ea
         # rule FM-4: round 7 is 4 quarters of 4 hands at 2 tables
         _elimination(7, 4, segments=4, hands=4, kind="quarter", limit=quarter),
         # rule FM-5: the final, 4 players at 1 table
-        _final(8, sessions),
+        _final(8, sessions, final_seats),
     ]
     return Format(name=name, rounds=tuple(rounds), early_start_minutes=early)
 
@@ -131,8 +165,22 @@ def _wsom(name: str, *, limits: tuple[int, ...], quarter: int, sessions: int, ea
 # quarters 30 minutes; WSOM 2007 halves are all 70 and quarters 35. rule FM-5: the
 # 2008 final is 1 session, the 2007 final 2.
 PRESETS: Mapping[str, Format] = {
-    "wsom2008": _wsom("wsom2008", limits=(70, 70, 70, 70, 60, 60), quarter=30, sessions=1, early=5),
-    "wsom2007": _wsom("wsom2007", limits=(70,) * 6, quarter=35, sessions=2, early=10),
+    "wsom2008": _wsom(
+        "wsom2008",
+        limits=(70, 70, 70, 70, 60, 60),
+        quarter=30,
+        sessions=1,
+        early=5,
+        final_seats="rotate",  # rule SE-8
+    ),
+    "wsom2007": _wsom(
+        "wsom2007",
+        limits=(70,) * 6,
+        quarter=35,
+        sessions=2,
+        early=10,
+        final_seats="all_orders",  # rule SE-9
+    ),
 }
 
 
@@ -169,6 +217,7 @@ _ROUND_KEYS = {
     "break",
     "break_after_cycles",
     "kind",
+    "seat_pattern",
 }
 
 
@@ -282,9 +331,20 @@ def _custom_rounds(raw: object) -> tuple[RoundFormat, ...]:
                 time_limit_minutes=limit,
                 break_minutes=_int_field(item, "break", 10, minimum=0, where=where),
                 break_after_cycles=after,
+                seat_pattern=_seat_pattern(item, kind, where),
             )
         )
     return tuple(rounds)
+
+
+def _seat_pattern(item: Mapping[str, Any], kind: SegmentKind, where: str) -> SeatPattern:
+    pattern = item.get("seat_pattern", DEFAULT_SEAT_PATTERN[kind])
+    for known in SEAT_PATTERNS:
+        if pattern == known:
+            return known
+    raise MalformedInput(
+        "SE-6", f"{where}.seat_pattern", f"must be one of {', '.join(SEAT_PATTERNS)}"
+    )
 
 
 def _override_advances(rounds: tuple[RoundFormat, ...], raw: object) -> tuple[RoundFormat, ...]:

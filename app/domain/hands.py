@@ -233,9 +233,13 @@ def settle(
 def _settle_points(
     result: DirectPoints, seats: Sequence[PlayerId], *, min_value: int, max_value: int, field: str
 ) -> Settlement:
-    given = dict(result.deltas)
-    for player in given:
-        _check_seated(player, seats, f"{field}.deltas.{player}")
+    # JSON object keys are always strings, so a table of integer ids is matched by the
+    # ids' string form (the log never lets 7 and "7" both exist).
+    by_name = {str(p): p for p in seats}
+    given: dict[PlayerId, int] = {}
+    for key, points in result.deltas:
+        _check_seated(by_name.get(str(key), key), seats, f"{field}.deltas.{key}")
+        given[by_name[str(key)]] = points
     missing = [p for p in seats if p not in given]
     if missing:
         raise MalformedInput(

@@ -109,17 +109,16 @@ class Tournament:
         self.players: dict[PlayerId, PlayerRegistered] = {}
         self._player_names: dict[str, PlayerId] = {}  # str(id) -> id, so 7 and "7" can't both exist
         self.prizes: tuple[Fraction, ...] = ()
-        self.rounds: dict[int, RoundState] = {}
+        # Round 1 exists from the start: registrations make its field (rule FM-2).
+        self.rounds: dict[int, RoundState] = {1: RoundState(self.format.round(1), [], {})}
         self.events: list[Event] = [declared]
         self.hand_keys: dict[str, HandRecorded] = {}  # idempotency key -> the hand it entered
 
     # -- reading ---------------------------------------------------------------------
 
     @property
-    def current_round(self) -> RoundState | None:
+    def current_round(self) -> RoundState:
         """The round being played, or the last one if the final has ended."""
-        if not self.rounds:
-            return None
         return self.rounds[max(self.rounds)]
 
     @property
@@ -190,9 +189,16 @@ class Tournament:
             self._round_one().field.append(event.player)
 
     def _round_one(self) -> RoundState:
-        if 1 not in self.rounds:
-            self.rounds[1] = RoundState(self.format.round(1), [], {})
         return self.rounds[1]
+
+    @staticmethod
+    def _check_segment(fmt: RoundFormat, segment: int) -> None:
+        if segment > fmt.segments:
+            raise MalformedInput(
+                fmt.shape_rule,
+                "segment",
+                f"round {fmt.number} has {fmt.segments} {fmt.segment_kind}s per group",
+            )
 
     def _set_rate(self, event: CarryOverRateSet) -> None:
         if event.round != 1:
@@ -238,12 +244,7 @@ class Tournament:
     def _seat(self, event: SeatingRecorded) -> None:
         state = self._open_round(event.round)
         fmt = state.format
-        if event.segment > fmt.segments:
-            raise MalformedInput(
-                "FM-2",
-                "segment",
-                f"round {event.round} has {fmt.segments} {fmt.segment_kind}s per group",
-            )
+        self._check_segment(fmt, event.segment)
         if len(set(event.seats)) != 4:
             raise MalformedInput("FM-9", "seats", "a table seats 4 different players")
         groups = {
@@ -327,15 +328,10 @@ class Tournament:
             )
         state = self._open_round(event.round)
         fmt = state.format
-        if event.segment > fmt.segments:
-            raise MalformedInput(
-                "FM-2",
-                "segment",
-                f"round {event.round} has {fmt.segments} {fmt.segment_kind}s per group",
-            )
+        self._check_segment(fmt, event.segment)
         if event.hand > fmt.hands_per_segment:
             raise IllegalMove(
-                "FM-3",
+                fmt.shape_rule,
                 "hand",
                 f"a {fmt.segment_kind} of round {event.round} has {fmt.hands_per_segment} "
                 "hands; the segment is finished",

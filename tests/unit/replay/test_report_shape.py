@@ -118,9 +118,13 @@ def test_the_final_carries_in_sixteenths_and_shows_them_rounded_down(
 
 
 def test_every_status_is_one_the_contract_names(finished: dict[str, Any]) -> None:
-    # CONTRACT §2: "status": "advanced" | "eliminated" | "playing"
-    statuses = {row["status"] for r in finished["rounds"] for row in r["standings"]}
+    # CONTRACT §2: "status": "advanced" | "eliminated" | "playing", extended (README) with
+    # "finished" for the final's players once the final has ended: nobody advances from it.
+    *eliminations, final = finished["rounds"]
+    statuses = {row["status"] for r in eliminations for row in r["standings"]}
     assert statuses <= CONTRACT_STATUSES
+    assert final["ended"] is True
+    assert {row["status"] for row in final["standings"]} == {"finished"}
 
 
 def test_final_ranking_with_shared_prize_money(finished: dict[str, Any]) -> None:
