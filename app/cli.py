@@ -1,16 +1,23 @@
 """The `scoreboard` command line (CONTRACT.md section 2)."""
 
 import json
+import secrets
 import sys
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 import uvicorn
 from pydantic import ValidationError
 
-from app.domain.errors import LogError
-from app.domain.replay import replay_lines, report
+from app.domain.draw import draw_round
+from app.domain.errors import IllegalMove, LogError, RuleViolation
+from app.domain.log import DrawRecorded, event_to_log, format_time, parse_time
+from app.domain.replay import clock_report, replay_lines, report
+from app.domain.slips import seating_slips
+from app.domain.tournament import RoundState, Tournament
+from app.printouts.slips import render_slips_csv, render_slips_html
 from app.settings import get_settings
 
 cli = typer.Typer(no_args_is_help=True, add_completion=False)
@@ -51,27 +58,134 @@ def serve(host: HostOption = None, port: PortOption = None) -> None:
 # module (import, export, token, draw, replay: CONTRACT.md section 2).
 
 
-@cli.command()
-def replay(
-    log: Annotated[
-        Path, typer.Argument(help="A tournament log (JSON Lines, CONTRACT.md section 1)")
-    ],
-) -> None:
-    """Replay a tournament log offline and print its standings and final ranking as JSON."""
+LogArgument = Annotated[
+    Path, typer.Argument(help="A tournament log (JSON Lines, CONTRACT.md section 1)")
+]
+RoundOption = Annotated[int, typer.Option("--round", help="The round number (the final is 8)")]
+
+
+def _load(command: str, log: Path, *, until: datetime | None = None) -> Tournament:
+    """Replay a log for a command, turning every failure into a message and an exit code."""
     try:
         with log.open(encoding="utf-8") as lines:
-            tournament = replay_lines(lines)
+            return replay_lines(lines, until=until)
     except OSError as error:
-        typer.echo(f"scoreboard replay: cannot read {log}: {error.strerror}", err=True)
+        typer.echo(f"scoreboard {command}: cannot read {log}: {error.strerror}", err=True)
         raise typer.Exit(code=2) from error
     except UnicodeDecodeError as error:
-        typer.echo(f"scoreboard replay: {log} is not UTF-8 text", err=True)
+        typer.echo(f"scoreboard {command}: {log} is not UTF-8 text", err=True)
         raise typer.Exit(code=2) from error
     except LogError as error:
         # The line, the field and the rule: enough to find and fix the line by hand.
-        typer.echo(f"scoreboard replay: {log}: {error}", err=True)
+        typer.echo(f"scoreboard {command}: {log}: {error}", err=True)
         raise typer.Exit(code=1) from error
+
+
+def _refuse(command: str, violation: RuleViolation) -> NoReturn:
+    typer.echo(f"scoreboard {command}: {violation}", err=True)
+    raise typer.Exit(code=1)
+
+
+def _round(command: str, tournament: Tournament, number: int) -> RoundState:
+    state = tournament.rounds.get(number)
+    if state is None:
+        _refuse(command, IllegalMove("FM-1", "round", f"round {number} has not begun in this log"))
+    return state
+
+
+@cli.command()
+def replay(log: LogArgument) -> None:
+    """Replay a tournament log offline and print its standings and final ranking as JSON."""
+    tournament = _load("replay", log)
     json.dump(report(tournament), sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+@cli.command()
+def draw(
+    log: LogArgument,
+    round_number: RoundOption,
+    seed: Annotated[
+        str | None, typer.Option(help="The draw's seed (default: a new random one, printed)")
+    ] = None,
+) -> None:
+    """Print the seating draw of a round as log lines: a draw line with its seed, then the
+    seats of every segment. Round 1 draws the registrations; later rounds the players who
+    advanced. Append the output to the log to record it."""
+    tournament = _load("draw", log)
+    state = _round("draw", tournament, round_number)
+    if state.ended is not None:
+        _refuse("draw", IllegalMove("SE-1", "round", f"round {round_number} has ended"))
+    chosen = seed if seed is not None else secrets.token_hex(8)  # rule SE-1: recorded
+    try:
+        drawn = draw_round(state.format, tournament.round_groups(state), chosen)
+    except RuleViolation as violation:
+        _refuse("draw", violation)
+    lines = [DrawRecorded(round_number, chosen), *drawn.seatings]
+    for event in lines:
+        sys.stdout.write(json.dumps(event_to_log(event), ensure_ascii=False) + "\n")
+    tables = len({s.table for s in drawn.seatings})
+    typer.echo(
+        f"round {round_number}: seed {chosen!r}, {tables} tables, "
+        f"{drawn.repeats} repeat meeting(s) the rotation could not avoid (rule SE-2)",
+        err=True,
+    )
+
+
+@cli.command()
+def slips(
+    log: LogArgument,
+    round_number: RoundOption,
+    out: Annotated[Path, typer.Option(help="Folder to write the HTML and CSV into")] = Path("."),
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Address of the hall server for the QR codes (SCOREBOARD_PUBLIC_URL)"),
+    ] = None,
+) -> None:
+    """Write the seating slips of a round (rule SE-4): a printable A4 page and a CSV."""
+    tournament = _load("slips", log)
+    state = _round("slips", tournament, round_number)
+    seat_of = dict(state.seat_of) or (state.draw.table_of() if state.draw else {})
+    if not seat_of:
+        _refuse(
+            "slips",
+            IllegalMove("SE-4", "round", f"round {round_number} has no seating yet: draw it first"),
+        )
+    round_slips = seating_slips(state.format, tournament.players, seat_of)
+    url = base_url or get_settings().public_url
+    out.mkdir(parents=True, exist_ok=True)
+    html_path = out / f"slips-round-{round_number}.html"
+    csv_path = out / f"slips-round-{round_number}.csv"
+    html_path.write_text(
+        render_slips_html(round_slips, tournament=tournament.name, base_url=url), encoding="utf-8"
+    )
+    csv_path.write_text(render_slips_csv(round_slips), encoding="utf-8")
+    typer.echo(f"{len(round_slips)} slips: {html_path} and {csv_path}")
+
+
+@cli.command()
+def clocks(
+    log: LogArgument,
+    at: Annotated[
+        datetime,
+        typer.Option(
+            parser=lambda text: parse_time(text, "--at", "CL-6"),
+            help='The moment to show, ISO 8601 with its offset ("2026-11-29T09:30:00Z")',
+            metavar="TIME",
+        ),
+    ],
+) -> None:
+    """Print every table's clock at a moment, from the log as it stood then (rule CL-6)."""
+    tournament = _load("clocks", log, until=at)
+    json.dump(
+        {
+            "server_time": format_time(at),
+            "tables": [clock_report(c) for c in tournament.table_clocks(at)],
+        },
+        sys.stdout,
+        ensure_ascii=False,
+        indent=2,
+    )
     sys.stdout.write("\n")
 
 

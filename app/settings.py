@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    # The address spectators' phones reach the hall server at: QR codes on seating slips
+    # link to {public_url}/p/{player_id}.
+    public_url: str = "http://127.0.0.1:8000"
 
     @model_validator(mode="after")
     def _refuse_unsafe_production_defaults(self) -> Self:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
@@ -90,6 +91,66 @@ class RoundEnded:
     draw_seed: str | None = None
 
 
+@dataclass(frozen=True)
+class DrawRecorded:
+    """rule SE-1: the seed of a round's seating draw; replay reruns the draw from it."""
+
+    round: int
+    seed: str
+
+
+@dataclass(frozen=True)
+class ScheduleSet:
+    """rule FM-8: the scheduled start of a segment (for round 1, of one group's segment)."""
+
+    round: int
+    segment: int
+    start: datetime
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class DealRecorded:
+    """rule CL-3: the moment a hand's tiles were completely dealt."""
+
+    round: int
+    segment: int
+    table: int
+    hand: int
+    time: datetime
+
+
+@dataclass(frozen=True)
+class EarlyStart:
+    """rule CL-2: a table started before its scheduled start, all four players agreeing."""
+
+    round: int
+    segment: int
+    table: int
+    time: datetime
+    agreed: bool
+
+
+@dataclass(frozen=True)
+class ExtensionGiven:
+    """rule CL-2: extra minutes the organizer gives one table (the TV table)."""
+
+    round: int
+    segment: int
+    table: int
+    minutes: int
+
+
+@dataclass(frozen=True)
+class PlayAllOrdered:
+    """rule PN-2: the table plays every planned hand; its clock no longer ends the segment."""
+
+    round: int
+    segment: int
+    table: int
+    reason: str
+
+
 Event = (
     TournamentDeclared
     | PlayerRegistered
@@ -100,6 +161,12 @@ Event = (
     | PenaltyGiven
     | HandVoided
     | RoundEnded
+    | DrawRecorded
+    | ScheduleSet
+    | DealRecorded
+    | EarlyStart
+    | ExtensionGiven
+    | PlayAllOrdered
 )
 
 
@@ -136,6 +203,13 @@ class _Fields:
         if not isinstance(value, str) or not value.strip():
             raise MalformedInput(rule, key, f"must be a non-empty string, got {value!r}")
         return value
+
+    def time(self, key: str, rule: str) -> datetime:
+        return parse_time(self.raw[key], key, rule)
+
+    def where(self) -> tuple[int, int, int]:
+        """The (round, segment, table) every table event names."""
+        return self.positive("round"), self.positive("segment"), self.positive("table")
 
     def player(self, key: str) -> PlayerId:
         value = self.raw[key]
@@ -247,6 +321,63 @@ def _round_end(f: _Fields) -> RoundEnded:
     return RoundEnded(f.positive("round"), f.text("draw_seed", "ST-5", optional=True))
 
 
+def parse_time(raw: object, field: str, rule: str) -> datetime:
+    """An ISO 8601 instant with its offset ("2026-11-29T09:00:00Z"), as UTC. A time without
+    an offset is refused: a hall, a server and a log reader may sit in different zones."""
+    if not isinstance(raw, str):
+        raise MalformedInput(rule, field, f'must be an ISO 8601 time such as "{_EXAMPLE_TIME}"')
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError as error:
+        raise MalformedInput(rule, field, f"{raw!r} is not an ISO 8601 time") from error
+    if value.tzinfo is None:
+        raise MalformedInput(rule, field, f'{raw!r} needs its UTC offset, e.g. "{_EXAMPLE_TIME}"')
+    return value.astimezone(UTC)
+
+
+def format_time(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+_EXAMPLE_TIME = "2026-11-29T09:00:00Z"
+
+
+def _draw(f: _Fields) -> DrawRecorded:
+    seed = f.text("seed", "SE-1")
+    assert seed is not None
+    return DrawRecorded(f.positive("round"), seed)
+
+
+def _schedule(f: _Fields) -> ScheduleSet:
+    group = f.raw.get("group")
+    if group is not None and group not in ("A", "B"):
+        raise MalformedInput("FM-2", "group", f'must be "A" or "B", got {group!r}')
+    return ScheduleSet(f.positive("round"), f.positive("segment"), f.time("start", "FM-8"), group)
+
+
+def _deal(f: _Fields) -> DealRecorded:
+    return DealRecorded(*f.where(), f.positive("hand"), f.time("time", "CL-3"))
+
+
+def _early_start(f: _Fields) -> EarlyStart:
+    agreed = f.raw["agreed"]
+    if agreed is not True:
+        raise MalformedInput("CL-2", "agreed", "an early start needs all four players to agree")
+    return EarlyStart(*f.where(), f.time("time", "CL-2"), agreed)
+
+
+def _extension(f: _Fields) -> ExtensionGiven:
+    return ExtensionGiven(*f.where(), f.positive("minutes", "CL-2"))
+
+
+def _play_all(f: _Fields) -> PlayAllOrdered:
+    reason = f.text("reason", "PN-2")
+    assert reason is not None
+    return PlayAllOrdered(*f.where(), reason)
+
+
+_TABLE = {"round", "segment", "table"}
+
 _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]] = {
     "tournament": ({"name", "format"}, set(), _tournament),
     "player": ({"id", "name", "group"}, {"substitute", "country"}, _player),
@@ -257,6 +388,12 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "penalty": ({"round", "player", "points", "reason"}, set(), _penalty),
     "void": ({"round", "segment", "table", "hand"}, set(), _void),
     "round_end": ({"round"}, {"draw_seed"}, _round_end),
+    "draw": ({"round", "seed"}, set(), _draw),
+    "schedule": ({"round", "segment", "start"}, {"group"}, _schedule),
+    "deal": (_TABLE | {"hand", "time"}, set(), _deal),
+    "early_start": (_TABLE | {"time", "agreed"}, set(), _early_start),
+    "extension": (_TABLE | {"minutes"}, set(), _extension),
+    "play_all": (_TABLE | {"reason"}, set(), _play_all),
 }
 
 
@@ -275,14 +412,28 @@ def parse_event(raw: object) -> Event:
     return build(_Fields(raw, kind, required, optional))
 
 
-def parse_line(text: str) -> Event:
+def decode_line(text: str) -> Any:
     try:
-        raw = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise MalformedInput(
             "CONTRACT §1", "line", f"is not valid JSON: {error.msg} at column {error.colno}"
         ) from error
-    return parse_event(raw)
+
+
+def parse_line(text: str) -> Event:
+    return parse_event(decode_line(text))
+
+
+def line_time(raw: object) -> datetime | None:
+    """When a line happened, where it says: a deal's or early start's `time`, else the
+    `at` the server stamped on it. Lines without one (registrations, schedules) are timeless."""
+    if not isinstance(raw, dict):
+        return None
+    key = "time" if raw.get("type") in ("deal", "early_start") else "at"
+    if key not in raw:
+        return None
+    return parse_time(raw[key], key, "CONTRACT §1")
 
 
 def event_to_log(event: Event) -> dict[str, Any]:
@@ -347,7 +498,28 @@ def event_to_log(event: Event) -> dict[str, Any]:
             "table": event.table,
             "hand": event.hand,
         }
-    line = {"type": "round_end", "round": event.round}
-    if event.draw_seed is not None:
-        line["draw_seed"] = event.draw_seed
-    return line
+    if isinstance(event, RoundEnded):
+        line = {"type": "round_end", "round": event.round}
+        if event.draw_seed is not None:
+            line["draw_seed"] = event.draw_seed
+        return line
+    if isinstance(event, DrawRecorded):
+        return {"type": "draw", "round": event.round, "seed": event.seed}
+    if isinstance(event, ScheduleSet):
+        line = {
+            "type": "schedule",
+            "round": event.round,
+            "segment": event.segment,
+            "start": format_time(event.start),
+        }
+        if event.group is not None:
+            line["group"] = event.group
+        return line
+    where = {"round": event.round, "segment": event.segment, "table": event.table}
+    if isinstance(event, DealRecorded):
+        return {"type": "deal", **where, "hand": event.hand, "time": format_time(event.time)}
+    if isinstance(event, EarlyStart):
+        return {"type": "early_start", **where, "time": format_time(event.time), "agreed": True}
+    if isinstance(event, ExtensionGiven):
+        return {"type": "extension", **where, "minutes": event.minutes}
+    return {"type": "play_all", **where, "reason": event.reason}

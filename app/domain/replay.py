@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from app.domain.errors import LogError, MalformedInput, RuleViolation
-from app.domain.log import TournamentDeclared, parse_line
+from app.domain.log import TournamentDeclared, decode_line, format_time, line_time, parse_event
 from app.domain.numbers import exact, shown
 from app.domain.standings import Standings, TieAtCut
-from app.domain.tournament import Tournament
+from app.domain.tournament import TableClock, Tournament
 
 
-def replay_lines(lines: Iterable[str]) -> Tournament:
-    """Fold a log's lines into a tournament. Raises LogError naming the line, field and rule."""
+def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tournament:
+    """Fold a log's lines into a tournament. Raises LogError naming the line, field and rule.
+
+    With `until`, the log as it stood at that moment: replay stops at the first line that
+    happened later (a log is in the order things happened, CONTRACT §1).
+    """
     tournament: Tournament | None = None
     number = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue  # a trailing newline or a blank line carries nothing
         try:
-            event = parse_line(text)
+            raw = decode_line(text)
+            if until is not None:
+                happened = line_time(raw)
+                if happened is not None and happened > until:
+                    break
+            event = parse_event(raw)
             if tournament is None:
                 if not isinstance(event, TournamentDeclared):
                     raise MalformedInput(
@@ -111,3 +121,29 @@ def _tie_report(tie: TieAtCut) -> dict[str, Any]:
         "draw_winners": None if tie.draw_winners is None else list(tie.draw_winners),
         "draw_pending": tie.draw_pending,
     }
+
+
+def clock_report(table_clock: TableClock) -> dict[str, Any]:
+    """A table's clock as JSON: server time and deadlines, never ticks (rule CL-6)."""
+    clock = table_clock.clock
+    return {
+        "round": table_clock.round,
+        "segment": table_clock.segment,
+        "table": table_clock.table,
+        "group": table_clock.group or None,
+        "phase": clock.phase,
+        "server_time": format_time(clock.server_time),
+        "starts_at": _time_or_none(clock.starts_at),
+        "deadline": _time_or_none(clock.deadline),
+        "seconds_left": clock.seconds_left,
+        "seconds_over": clock.seconds_over,
+        "break_ends": _time_or_none(clock.break_ends),
+        "break_seconds_left": clock.break_seconds_left,
+        "hands_completed": clock.hands_completed,
+        "planned_hands": clock.planned_hands,
+        "play_all": clock.play_all,
+    }
+
+
+def _time_or_none(value: datetime | None) -> str | None:
+    return None if value is None else format_time(value)

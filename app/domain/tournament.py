@@ -11,20 +11,29 @@ import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from fractions import Fraction
 
+from app.domain import clocks
+from app.domain.draw import RoundDraw, draw_round
 from app.domain.errors import IllegalMove, MalformedInput
 from app.domain.formats import Format, RoundFormat
 from app.domain.hands import PlayerId, Settlement, settle
 from app.domain.log import (
     CarryOverRateSet,
+    DealRecorded,
+    DrawRecorded,
+    EarlyStart,
     Event,
+    ExtensionGiven,
     HandRecorded,
     HandVoided,
     PenaltyGiven,
+    PlayAllOrdered,
     PlayerRegistered,
     PrizesSet,
     RoundEnded,
+    ScheduleSet,
     SeatingRecorded,
     TournamentDeclared,
 )
@@ -32,6 +41,7 @@ from app.domain.prizes import FinalPlace, final_ranking
 from app.domain.standings import RoundScores, Standings, rank_round
 
 TableKey = tuple[int, int]  # (segment, table)
+ScheduleKey = tuple[int, str, int]  # (round, group or "" after round 1, segment)
 
 
 @dataclass
@@ -45,9 +55,13 @@ class TableSegment:
     )
     hands: dict[int, HandRecorded] = dataclasses.field(default_factory=dict)  # live hands by number
     settlements: dict[int, Settlement] = dataclasses.field(default_factory=dict)
-    entered: set[int] = dataclasses.field(
-        default_factory=set
-    )  # every hand number ever entered, voided or not
+    # every hand number ever entered, voided or not
+    entered: set[int] = dataclasses.field(default_factory=set)
+    # the clock's facts (rules CL-2, CL-3, PN-2)
+    deals: dict[int, datetime] = dataclasses.field(default_factory=dict)
+    early_start: datetime | None = None
+    extension: timedelta = timedelta(0)
+    play_all: bool = False
 
     @property
     def last_hand(self) -> int:
@@ -66,9 +80,10 @@ class RoundState:
     play: dict[PlayerId, int] = dataclasses.field(default_factory=dict)
     winning_values: dict[PlayerId, list[int]] = dataclasses.field(default_factory=dict)
     tables: dict[TableKey, TableSegment] = dataclasses.field(default_factory=dict)
-    seat_of: dict[tuple[int, PlayerId], int] = dataclasses.field(
-        default_factory=dict
-    )  # (segment, player) -> table
+    # (segment, player) -> table
+    seat_of: dict[tuple[int, PlayerId], int] = dataclasses.field(default_factory=dict)
+    draw: RoundDraw | None = None  # rule SE-1
+    drawn_table: dict[tuple[int, PlayerId], int] = dataclasses.field(default_factory=dict)
     table_group: dict[int, str] = dataclasses.field(default_factory=dict)
     penalties: list[PenaltyGiven] = dataclasses.field(default_factory=list)
     started: bool = False
@@ -100,6 +115,15 @@ class RoundState:
         )
 
 
+@dataclass(frozen=True)
+class TableClock:
+    round: int
+    segment: int
+    table: int
+    group: str
+    clock: clocks.ClockState
+
+
 class Tournament:
     """A tournament as its log describes it; `apply` is the only way to change it."""
 
@@ -113,6 +137,7 @@ class Tournament:
         self.rounds: dict[int, RoundState] = {1: RoundState(self.format.round(1), [], {})}
         self.events: list[Event] = [declared]
         self.hand_keys: dict[str, HandRecorded] = {}  # idempotency key -> the hand it entered
+        self.schedule: dict[ScheduleKey, datetime] = {}  # rule FM-8: the organizer's schedule
 
     # -- reading ---------------------------------------------------------------------
 
@@ -146,26 +171,31 @@ class Tournament:
 
         On a violation it raises a named error and changes nothing.
         """
-        if isinstance(event, TournamentDeclared):
-            raise IllegalMove("CONTRACT §1", "type", "the tournament line comes once, first")
-        if isinstance(event, PlayerRegistered):
-            self._register(event)
-        elif isinstance(event, PrizesSet):
-            self.prizes = (
-                event.amounts
-            )  # rule PR-2: the organizer's table; a later line replaces it
-        elif isinstance(event, CarryOverRateSet):
-            self._set_rate(event)
-        elif isinstance(event, SeatingRecorded):
-            self._seat(event)
-        elif isinstance(event, HandRecorded):
-            self._record_hand(event)
-        elif isinstance(event, PenaltyGiven):
-            self._penalize(event)
-        elif isinstance(event, HandVoided):
-            self._void(event)
-        else:
-            self._end_round(event)
+        match event:
+            case TournamentDeclared():
+                raise IllegalMove("CONTRACT §1", "type", "the tournament line comes once, first")
+            case PlayerRegistered():
+                self._register(event)
+            case PrizesSet():
+                self.prizes = event.amounts  # rule PR-2: a later line replaces the table
+            case CarryOverRateSet():
+                self._set_rate(event)
+            case DrawRecorded():
+                self._record_draw(event)
+            case SeatingRecorded():
+                self._seat(event)
+            case HandRecorded():
+                self._record_hand(event)
+            case PenaltyGiven():
+                self._penalize(event)
+            case HandVoided():
+                self._void(event)
+            case RoundEnded():
+                self._end_round(event)
+            case ScheduleSet():
+                self._set_schedule(event)
+            case DealRecorded() | EarlyStart() | ExtensionGiven() | PlayAllOrdered():
+                self._clock_event(event)
         self.events.append(event)
 
     def _register(self, event: PlayerRegistered) -> None:
@@ -240,6 +270,162 @@ class Tournament:
                 "ST-3", where, f"player {player!r} did not reach round {state.number}"
             )
         return registered
+
+    def round_groups(self, state: RoundState) -> dict[str, list[PlayerId]]:
+        """Who sits down in a round, by group: round 1 every registration, substitutes
+        included (rule FM-9); later rounds the players who advanced (rule ST-3)."""
+        if state.number > 1:
+            return {"": list(state.field)}
+        groups: dict[str, list[PlayerId]] = {name: [] for name in state.format.group_names}
+        for player in self.players.values():
+            groups[player.group].append(player.player)
+        return groups
+
+    def _record_draw(self, event: DrawRecorded) -> None:
+        state = self._open_round(event.round)
+        if state.draw is not None:
+            # rule SE-1: the draw is recorded once; its seed reproduces it
+            raise IllegalMove(
+                "SE-1", "round", f"round {event.round} was drawn already (seed {state.draw.seed!r})"
+            )
+        state.draw = draw_round(state.format, self.round_groups(state), event.seed)
+
+    def draw_deviations(self, round_number: int) -> list[tuple[int, PlayerId, int | None, int]]:
+        """Seatings that differ from the recorded draw: (segment, player, drawn table or None,
+        seated table). Replay accepts them (CONTRACT §1: a substitute may have come in);
+        this is what an organizer checks."""
+        state = self.rounds.get(round_number)
+        if state is None or state.draw is None:
+            return []
+        drawn = state.draw.table_of()
+        return sorted(
+            (
+                (segment, player, drawn.get((segment, player)), table)
+                for (segment, player), table in state.seat_of.items()
+                if drawn.get((segment, player)) != table
+            ),
+            key=lambda d: (d[0], str(d[1])),
+        )
+
+    def _set_schedule(self, event: ScheduleSet) -> None:
+        if not self.format.has_round(event.round):
+            raise MalformedInput(
+                "FM-1", "round", f"this format has rounds 1 to {self.format.final_round}"
+            )
+        round_format = self.format.round(event.round)
+        self._check_segment(round_format, event.segment)
+        if round_format.groups > 1 and event.group is None:
+            raise MalformedInput(
+                "FM-2", "group", f"round {event.round} is played in groups; name the group"
+            )
+        if round_format.groups == 1 and event.group is not None:
+            raise MalformedInput("FM-2", "group", f"round {event.round} has no groups")
+        state = self.rounds.get(event.round)
+        if state is not None and state.ended is not None:
+            raise IllegalMove("FM-1", "round", f"round {event.round} has ended")
+        group = event.group or ""
+        if state is not None and any(
+            (t.deals or t.hands or t.early_start) and t.group == group
+            for (segment, _), t in state.tables.items()
+            if segment == event.segment
+        ):
+            # rule CL-2: deals were judged in time against the schedule as it stood
+            raise IllegalMove(
+                "CL-2", "start", f"segment {event.segment} has started; its schedule is fixed"
+            )
+        self.schedule[(event.round, group, event.segment)] = event.start
+
+    def clock_facts(
+        self, round_number: int, segment: int, table_number: int
+    ) -> clocks.SegmentClockFacts:
+        """Everything the clock rules need to know about one table's segment (rule CL-6:
+        the state itself comes from `clocks.clock_state` with the server's time)."""
+        state = self.rounds[round_number]
+        table = self._table(state, segment, table_number)
+        round_format = state.format
+        group = table.group if round_number == 1 else ""
+        start = self.schedule.get((round_number, group, segment))
+        limit = clocks.time_limit(round_format)
+        break_start = None
+        break_length = timedelta(0)
+        following = self.schedule.get((round_number, group, segment + 1))
+        if start is not None and limit is not None and following is not None:
+            # rule CL-1: the break runs from the segment's scheduled end to the next start
+            break_start = start + limit
+            break_length = max(timedelta(0), following - break_start)
+        return clocks.SegmentClockFacts(
+            scheduled_start=start,
+            limit=limit,
+            planned_hands=round_format.hands_per_segment,
+            extension=table.extension,
+            early_start=table.early_start,
+            deals=tuple(sorted(table.deals.items())),
+            hands_completed=table.last_hand,
+            play_all=table.play_all,
+            break_start=break_start,
+            break_length=break_length,
+            mid_break_after_hand=clocks.mid_break_after_hand(round_format),
+        )
+
+    def _clock_event(
+        self, event: DealRecorded | EarlyStart | ExtensionGiven | PlayAllOrdered
+    ) -> None:
+        state = self._open_round(event.round)
+        self._check_segment(state.format, event.segment)
+        table = self._table(state, event.segment, event.table)
+        facts = self.clock_facts(event.round, event.segment, event.table)
+        match event:
+            case DealRecorded():
+                clocks.check_deal(facts, event.hand, event.time)  # rule CL-3
+                table.deals[event.hand] = event.time
+            case EarlyStart():
+                if state.format.segment_kind == "quarter" and event.segment % 2 == 0:
+                    # rule CL-5: both tables start quarters 2 and 4 at the same moment
+                    raise IllegalMove(
+                        "CL-5", "segment", "both tables start this quarter together; no early start"
+                    )
+                if table.deals or table.hands or table.early_start is not None:
+                    raise IllegalMove("CL-2", "time", f"table {event.table} has already started")
+                clocks.check_early_start(
+                    facts.scheduled_start,
+                    event.time,
+                    clocks.early_start_cap(self.format),
+                    all_four_agree=event.agreed,
+                )
+                table.early_start = event.time
+            case ExtensionGiven():
+                table.extension += timedelta(minutes=event.minutes)  # rule CL-2
+            case PlayAllOrdered():
+                table.play_all = True  # rule PN-2
+
+    def table_clocks(self, now: datetime) -> list[TableClock]:
+        """Every table's clock in the round being played, at the server's time `now`
+        (rule CL-6): for each table, the latest segment that has started by then (or its
+        first one, not started yet)."""
+        state = self.current_round
+        segments: dict[int, list[int]] = {}
+        for segment, table in sorted(state.tables):
+            segments.setdefault(table, []).append(segment)
+        out = []
+        for table_number, seated in sorted(segments.items()):
+            current = seated[0]
+            for segment in seated:
+                facts = self.clock_facts(state.number, segment, table_number)
+                starts = facts.early_start or facts.scheduled_start
+                begun = starts <= now if starts is not None else facts.hands_completed > 0
+                if begun:
+                    current = segment
+            facts = self.clock_facts(state.number, current, table_number)
+            out.append(
+                TableClock(
+                    round=state.number,
+                    segment=current,
+                    table=table_number,
+                    group=state.tables[(current, table_number)].group,
+                    clock=clocks.clock_state(facts, now),
+                )
+            )
+        return out
 
     def _seat(self, event: SeatingRecorded) -> None:
         state = self._open_round(event.round)
@@ -345,6 +531,8 @@ class Tournament:
                 f"hand {event.hand} is out of order: table {event.table} "
                 f"expects hand {table.last_hand + 1}",
             )
+        if not is_correction:
+            self._check_dealt_in_time(event, table)
         settlement = settle(
             event.result,
             table.seats,
@@ -361,6 +549,22 @@ class Tournament:
         state.started = True
         if event.key is not None:
             self.hand_keys[event.key] = event
+
+    def _check_dealt_in_time(self, event: HandRecorded, table: TableSegment) -> None:
+        """rule CL-3: where the clock can end the segment, a new hand counts only if its
+        deal was recorded in time (check_deal refused late deals). A log line carries no
+        entry time of its own, so the recorded deal is what proves it (rule CL-3a: no
+        schedule, no limit or a play-all order needs none)."""
+        facts = self.clock_facts(event.round, event.segment, event.table)
+        if clocks.deadline(facts) is None or facts.play_all:
+            return
+        if event.hand not in table.deals:
+            raise IllegalMove(
+                "CL-3",
+                "hand",
+                f"hand {event.hand} at table {event.table} has no recorded deal; in a timed "
+                "segment the judge records each deal so the server knows it was in time",
+            )
 
     @staticmethod
     def _settle(state: RoundState, settlement: Settlement) -> None:

@@ -1,0 +1,80 @@
+"""Seating slips as a printable A4 page and a CSV (rule SE-4)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from urllib.parse import quote
+
+import segno
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from app.domain.slips import Slip
+
+SEGMENT_TITLES = {"half": "Half", "quarter": "Quarter", "session": "Session"}
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("app", "templates"),
+        autoescape=select_autoescape(["html"]),
+        keep_trailing_newline=True,
+    )
+
+
+def player_url(base_url: str, player: object) -> str:
+    """The spectator page of a player, which the slip's QR code opens."""
+    return f"{base_url.rstrip('/')}/p/{quote(str(player), safe='')}"
+
+
+def qr_svg(url: str) -> str:
+    """An inline SVG QR code; error correction M survives a crumpled slip."""
+    return segno.make(url, error="m").svg_inline(scale=3, border=2)
+
+
+def render_slips_html(slips: Sequence[Slip], *, tournament: str, base_url: str) -> str:
+    rows = [
+        {
+            "slip": slip,
+            "url": player_url(base_url, slip.player),
+            "qr": qr_svg(player_url(base_url, slip.player)),
+        }
+        for slip in slips
+    ]
+    kind = slips[0].segment_kind if slips else "half"
+    return (
+        _environment()
+        .get_template("slips.html")
+        .render(
+            tournament=tournament,
+            rows=rows,
+            segment_title=SEGMENT_TITLES.get(kind, "Segment"),
+            round_number=slips[0].round if slips else None,
+        )
+    )
+
+
+def render_slips_csv(slips: Sequence[Slip]) -> str:
+    """One row per player: who they are and their table in each segment."""
+    segments = max((len(s.tables) for s in slips), default=0)
+    kind = SEGMENT_TITLES.get(slips[0].segment_kind, "Segment") if slips else "Half"
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["player", "name", "country", "group", "substitute", "round"]
+        + [f"{kind} {n} table" for n in range(1, segments + 1)]
+    )
+    for slip in slips:
+        writer.writerow(
+            [
+                slip.player,
+                slip.name,
+                slip.country or "",
+                slip.group or "",
+                "yes" if slip.substitute else "",
+                slip.round,
+            ]
+            + ["" if table is None else table for table in slip.tables]
+        )
+    return out.getvalue()
