@@ -38,6 +38,7 @@ from app.domain.log import (
     TournamentDeclared,
 )
 from app.domain.prizes import FinalPlace, final_ranking
+from app.domain.seats import Seats, cycle_seats, dealer
 from app.domain.standings import RoundScores, Standings, rank_round
 
 TableKey = tuple[int, int]  # (segment, table)
@@ -397,6 +398,28 @@ class Tournament:
                 table.extension += timedelta(minutes=event.minutes)  # rule CL-2
             case PlayAllOrdered():
                 table.play_all = True  # rule PN-2
+
+    def cycles(
+        self, round_number: int, segment: int, table_number: int
+    ) -> tuple[Seats | None, ...]:
+        """The seats of every cycle of one table's segment (rules SE-6 to SE-9), from the
+        recorded seatings; None where the rules need a seating nobody recorded yet."""
+        state = self.rounds[round_number]
+        table = self._table(state, segment, table_number)
+        first = state.tables.get((1, table_number))
+        return cycle_seats(
+            state.format,
+            segment,
+            table.seats,
+            table.cycle_seats,
+            round_start=first.seats if first is not None else None,
+        )
+
+    def dealer(
+        self, round_number: int, segment: int, table_number: int, hand: int
+    ) -> PlayerId | None:
+        """Who deals `hand` of a table's segment (rule FM-7)."""
+        return dealer(self.cycles(round_number, segment, table_number), hand)
 
     def table_clocks(self, now: datetime) -> list[TableClock]:
         """Every table's clock in the round being played, at the server's time `now`
