@@ -339,15 +339,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--format", default="wsom2008", choices=sorted(PRESETS))
     parser.add_argument("--until-round", type=int, default=None)
     parser.add_argument(
+        "--advance",
+        default=None,
+        help="a custom format from the preset with these advance counts, e.g. 16,8,4",
+    )
+    parser.add_argument(
         "--schedule-start",
         default=None,
         help='write schedules, deals and entry times from this ISO time ("2026-11-29T09:00:00Z")',
     )
     args = parser.parse_args(argv)
+    fmt: str | dict[str, Any] = args.format
+    if args.advance:
+        advance = [int(count) for count in args.advance.split(",")]
+        fmt = {
+            "name": f"{args.format} with {args.advance}",
+            "preset": args.format,
+            "advance": advance,
+        }
     options = Options(
         players=args.players,
         seed=args.seed,
-        format=args.format,
+        format=fmt,
         until_round=args.until_round,
         schedule_start=args.schedule_start,
     )
