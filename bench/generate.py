@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.domain.clocks import time_limit
+from app.domain.clocks import mid_break_after_hand, time_limit
 from app.domain.draw import draw_round
 from app.domain.formats import PRESETS, Format, RoundFormat, format_from_log
 from app.domain.hands import PlayerId
@@ -267,6 +267,8 @@ class _RoundClock:
     first_start: datetime
     limit: timedelta | None
     gap: timedelta
+    mid_break_after: int | None  # rule CL-1: the final's break after 2 cycles
+    break_length: timedelta
 
     @staticmethod
     def for_round(options: Options, round_format: RoundFormat) -> _RoundClock:
@@ -277,7 +279,13 @@ class _RoundClock:
         per_round = timedelta(hours=3)
         start = day + per_round * (round_format.number - 1)
         gap = (limit or timedelta(minutes=120)) + timedelta(minutes=round_format.break_minutes)
-        return _RoundClock(start, limit, gap)
+        return _RoundClock(
+            start,
+            limit,
+            gap,
+            mid_break_after_hand(round_format),
+            timedelta(minutes=round_format.break_minutes),
+        )
 
     def start(self, segment: int) -> datetime:
         return self.first_start + self.gap * (segment - 1)
@@ -308,6 +316,8 @@ class _RoundClock:
         for line in lines:
             hand = line.get("hand")
             if line["type"] == "hand" and isinstance(hand, int) and hand not in dealt:
+                if self.mid_break_after is not None and hand == self.mid_break_after + 1:
+                    now += self.break_length
                 now += timedelta(seconds=rng.randint(40, 100))
                 if deadline is not None and now > deadline:
                     break  # no new hand may start after the deadline: the segment ends short

@@ -7,7 +7,16 @@ from datetime import datetime
 from typing import Any
 
 from app.domain.errors import LogError, MalformedInput, RuleViolation
-from app.domain.log import TournamentDeclared, decode_line, format_time, line_time, parse_event
+from app.domain.log import (
+    Event,
+    HandRecorded,
+    TournamentDeclared,
+    decode_line,
+    format_time,
+    line_time,
+    parse_event,
+    parse_time,
+)
 from app.domain.numbers import exact, shown
 from app.domain.standings import Standings, TieAtCut
 from app.domain.tournament import TableClock, Tournament
@@ -26,10 +35,9 @@ def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tour
             continue  # a trailing newline or a blank line carries nothing
         try:
             raw = decode_line(text)
-            if until is not None:
-                happened = line_time(raw)
-                if happened is not None and happened > until:
-                    break
+            happened = line_time(raw) if until is not None else None
+            if until is not None and happened is not None and happened > until:
+                break
             event = parse_event(raw)
             if tournament is None:
                 if not isinstance(event, TournamentDeclared):
@@ -38,12 +46,20 @@ def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tour
                     )
                 tournament = Tournament(event)
             else:
-                tournament.apply(event)
+                tournament.apply(event, _entered_at(raw, event))
         except RuleViolation as violation:
             raise LogError(number, violation) from violation
     if tournament is None:
         raise LogError(max(number, 1), MalformedInput("CONTRACT §1", "type", "the log is empty"))
     return tournament
+
+
+def _entered_at(raw: Any, event: Event) -> datetime | None:
+    """A hand line's `at`, which dates the final's break (rule CL-1); other lines' times
+    are their own fields."""
+    if isinstance(event, HandRecorded) and isinstance(raw, dict) and "at" in raw:
+        return parse_time(raw["at"], "at", "CONTRACT §1")
+    return None
 
 
 def report(tournament: Tournament) -> dict[str, Any]:

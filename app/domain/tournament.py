@@ -63,6 +63,7 @@ class TableSegment:
     early_start: datetime | None = None
     extension: timedelta = timedelta(0)
     play_all: bool = False
+    completed_at: dict[int, datetime] = dataclasses.field(default_factory=dict)
 
     @property
     def last_hand(self) -> int:
@@ -167,10 +168,12 @@ class Tournament:
 
     # -- applying --------------------------------------------------------------------
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event, at: datetime | None = None) -> None:
         """Check `event` against the rules and record it.
 
-        On a violation it raises a named error and changes nothing.
+        On a violation it raises a named error and changes nothing. `at` is when the line
+        was entered, where known (the server's time, or a log line's `at`): only the clock
+        uses it, to start the final's break when hand 8 is in (rule CL-1).
         """
         match event:
             case TournamentDeclared():
@@ -186,7 +189,7 @@ class Tournament:
             case SeatingRecorded():
                 self._seat(event)
             case HandRecorded():
-                self._record_hand(event)
+                self._record_hand(event, at)
             case PenaltyGiven():
                 self._penalize(event)
             case HandVoided():
@@ -354,6 +357,7 @@ class Tournament:
             # rule CL-1: the break runs from the segment's scheduled end to the next start
             break_start = start + limit
             break_length = max(timedelta(0), following - break_start)
+        mid_break_after = clocks.mid_break_after_hand(round_format)
         return clocks.SegmentClockFacts(
             scheduled_start=start,
             limit=limit,
@@ -365,7 +369,10 @@ class Tournament:
             play_all=table.play_all,
             break_start=break_start,
             break_length=break_length,
-            mid_break_after_hand=clocks.mid_break_after_hand(round_format),
+            mid_break_after_hand=mid_break_after,
+            # rule CL-1: the final's break starts when the judge enters hand 8
+            mid_break_start=table.completed_at.get(mid_break_after) if mid_break_after else None,
+            mid_break_length=timedelta(minutes=round_format.break_minutes),
         )
 
     def _clock_event(
@@ -526,7 +533,7 @@ class Tournament:
             )
         return table
 
-    def _record_hand(self, event: HandRecorded) -> None:
+    def _record_hand(self, event: HandRecorded, at: datetime | None = None) -> None:
         if event.key is not None and event.key in self.hand_keys:
             if self.hand_keys[event.key] == event:
                 return  # a retry of a hand already entered: it counts once (CONTRACT §3)
@@ -568,6 +575,8 @@ class Tournament:
         self._settle(state, settlement)
         table.hands[event.hand] = event
         table.settlements[event.hand] = settlement
+        if at is not None and event.hand not in table.entered:
+            table.completed_at[event.hand] = at
         table.entered.add(event.hand)
         state.started = True
         if event.key is not None:
