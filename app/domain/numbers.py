@@ -47,7 +47,8 @@ def parse_rate(text: str) -> Fraction:
 
 
 def parse_amount(raw: object) -> Fraction:
-    """Prize money as an exact number: an integer, a decimal string, or a JSON number.
+    """Prize money as an exact number: an integer, a JSON number, or a string holding a
+    decimal ("1500.50") or an exact fraction ("1000/3", as exports write a shared prize).
 
     A JSON float is read through its shortest decimal form, so 1500.5 stays 1500.5 exactly.
     """
@@ -55,6 +56,11 @@ def parse_amount(raw: object) -> Fraction:
         raise ValueError("a prize amount is a number, not true/false")
     if isinstance(raw, int):
         return Fraction(raw)
+    if isinstance(raw, str) and "/" in raw:
+        try:
+            return Fraction(raw.strip())
+        except (ValueError, ZeroDivisionError) as error:
+            raise ValueError(f"{raw!r} is not a number") from error
     if isinstance(raw, float | str):
         try:
             decimal = Decimal(str(raw))
