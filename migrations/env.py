@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy import engine_from_config, pool
 from sqlmodel import SQLModel
 
+from app.db.engine import normalize_url
 from app.settings import get_settings
 
 config = context.config
@@ -14,13 +15,14 @@ config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
-# Tables register on SQLModel.metadata when their module is imported: import app.db's table
-# module here once it exists, so that autogenerate sees them.
+# Tables register on SQLModel.metadata when their module is imported.
+import app.db.tables  # noqa: E402, F401
+
 target_metadata = SQLModel.metadata
 
 
 def database_url() -> str:
-    return config.get_main_option("sqlalchemy.url") or get_settings().database_url
+    return config.get_main_option("sqlalchemy.url") or normalize_url(get_settings().database_url)
 
 
 def run_migrations_offline() -> None:

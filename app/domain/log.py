@@ -397,6 +397,11 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
 }
 
 
+def line_type(event: Event) -> str:
+    """The `type` of the log line that records `event`."""
+    return _TYPE_OF[type(event)]
+
+
 def parse_event(raw: object) -> Event:
     """One decoded JSON object of the log as an event; raises MalformedInput."""
     if not isinstance(raw, dict):
@@ -523,3 +528,22 @@ def event_to_log(event: Event) -> dict[str, Any]:
     if isinstance(event, ExtensionGiven):
         return {"type": "extension", **where, "minutes": event.minutes}
     return {"type": "play_all", **where, "reason": event.reason}
+
+
+_TYPE_OF: Mapping[type, str] = {
+    TournamentDeclared: "tournament",
+    PlayerRegistered: "player",
+    PrizesSet: "prizes",
+    CarryOverRateSet: "carry_over_rate",
+    SeatingRecorded: "seating",
+    HandRecorded: "hand",
+    PenaltyGiven: "penalty",
+    HandVoided: "void",
+    RoundEnded: "round_end",
+    DrawRecorded: "draw",
+    ScheduleSet: "schedule",
+    DealRecorded: "deal",
+    EarlyStart: "early_start",
+    ExtensionGiven: "extension",
+    PlayAllOrdered: "play_all",
+}

@@ -54,6 +54,13 @@ def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tour
     return tournament
 
 
+def apply_line(tournament: Tournament, text: str) -> None:
+    """Apply one more stored log line to a tournament (a process catching up with the log)."""
+    raw = decode_line(text)
+    event = parse_event(raw)
+    tournament.apply(event, _entered_at(raw, event))
+
+
 def _entered_at(raw: Any, event: Event) -> datetime | None:
     """A hand line's `at`, which dates the final's break (rule CL-1); other lines' times
     are their own fields."""

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
 
 from app.domain import clocks
 from app.domain.draw import RoundDraw, draw_round
-from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format, RoundFormat
 from app.domain.hands import PlayerId, Settlement, settle
 from app.domain.log import (
@@ -384,7 +385,8 @@ class Tournament:
         facts = self.clock_facts(event.round, event.segment, event.table)
         match event:
             case DealRecorded():
-                clocks.check_deal(facts, event.hand, event.time)  # rule CL-3
+                with _log_field_names():
+                    clocks.check_deal(facts, event.hand, event.time)  # rule CL-3
                 table.deals[event.hand] = event.time
             case EarlyStart():
                 if state.format.segment_kind == "quarter" and event.segment % 2 == 0:
@@ -394,12 +396,13 @@ class Tournament:
                     )
                 if table.deals or table.hands or table.early_start is not None:
                     raise IllegalMove("CL-2", "time", f"table {event.table} has already started")
-                clocks.check_early_start(
-                    facts.scheduled_start,
-                    event.time,
-                    clocks.early_start_cap(self.format),
-                    all_four_agree=event.agreed,
-                )
+                with _log_field_names():
+                    clocks.check_early_start(
+                        facts.scheduled_start,
+                        event.time,
+                        clocks.early_start_cap(self.format),
+                        all_four_agree=event.agreed,
+                    )
                 table.early_start = event.time
             case ExtensionGiven():
                 table.extension += timedelta(minutes=event.minutes)  # rule CL-2
@@ -666,6 +669,21 @@ class Tournament:
         }  # rule SC-3
         number = state.number + 1
         self.rounds[number] = RoundState(self.format.round(number), list(carry_in), carry_in)
+
+
+# The clock rules name their arguments; a log line names the same facts by its own fields.
+_CLOCK_TO_LOG_FIELD = {"at": "time", "early_start": "time", "all_four_agree": "agreed"}
+
+
+@contextmanager
+def _log_field_names() -> Iterator[None]:
+    try:
+        yield
+    except RuleViolation as violation:
+        field = _CLOCK_TO_LOG_FIELD.get(violation.field)
+        if field is None:
+            raise
+        raise type(violation)(violation.rule, field, violation.message) from violation
 
 
 def replay_events(events: Iterable[Event]) -> Tournament:

@@ -1,0 +1,183 @@
+"""Every query of the application (STYLE.md, convention 4): routers and services call these
+and never build a select themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, func, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.db.tables import IdempotencyRecord, LogLine, TableToken, TournamentRow
+
+
+def as_utc(value: datetime) -> datetime:
+    """SQLite hands timestamps back without their zone; every stored time is UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+# -- tournaments and their log -----------------------------------------------------------
+
+
+def insert_tournament(session: Session, name: str, at: datetime) -> TournamentRow:
+    row = TournamentRow(name=name, version=0, created_at=at)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_tournament(session: Session, tournament_id: int) -> TournamentRow | None:
+    return session.get(TournamentRow, tournament_id)
+
+
+def list_tournaments(session: Session) -> Sequence[TournamentRow]:
+    return session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
+
+
+def bump_version(session: Session, tournament_id: int) -> int | None:
+    """Take the tournament's write lock and count one more change; None if it does not exist.
+
+    An UPDATE as the transaction's first statement locks the row on PostgreSQL and takes
+    SQLite's write lock before anything is read, so concurrent writers queue up (with the busy
+    timeout) instead of validating against a state another writer is about to change.
+    """
+    result = session.execute(
+        update(TournamentRow)
+        .where(col(TournamentRow.id) == tournament_id)
+        .values(version=TournamentRow.version + 1)
+        .returning(TournamentRow.version)
+    )
+    version = result.scalar_one_or_none()
+    return None if version is None else int(version)
+
+
+def lines_after(session: Session, tournament_id: int, seq: int) -> Sequence[LogLine]:
+    return session.exec(
+        select(LogLine)
+        .where(LogLine.tournament_id == tournament_id, LogLine.seq > seq)
+        .order_by(col(LogLine.seq))
+    ).all()
+
+
+def last_seq(session: Session, tournament_id: int) -> int:
+    value = session.exec(
+        select(func.max(LogLine.seq)).where(LogLine.tournament_id == tournament_id)
+    ).one()
+    return int(value or 0)
+
+
+def table_lines(session: Session, tournament_id: int, table: int) -> Sequence[LogLine]:
+    """The audit list of one table: every line that names it, oldest first."""
+    return session.exec(
+        select(LogLine)
+        .where(LogLine.tournament_id == tournament_id, LogLine.table_number == table)
+        .order_by(col(LogLine.seq))
+    ).all()
+
+
+def add_lines(session: Session, lines: Sequence[LogLine]) -> None:
+    session.add_all(lines)
+    session.flush()
+
+
+# -- judges' tokens ----------------------------------------------------------------------
+
+
+def insert_token(
+    session: Session, tournament_id: int, table: int, token_hash: str, at: datetime
+) -> TableToken:
+    row = TableToken(
+        tournament_id=tournament_id, table_number=table, token_hash=token_hash, created_at=at
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def token_by_hash(session: Session, token_hash: str) -> TableToken | None:
+    return session.exec(
+        select(TableToken).where(
+            TableToken.token_hash == token_hash, col(TableToken.revoked_at).is_(None)
+        )
+    ).first()
+
+
+def tokens_of(session: Session, tournament_id: int) -> Sequence[TableToken]:
+    return session.exec(
+        select(TableToken)
+        .where(TableToken.tournament_id == tournament_id, col(TableToken.revoked_at).is_(None))
+        .order_by(col(TableToken.table_number), col(TableToken.id))
+    ).all()
+
+
+# -- idempotency keys --------------------------------------------------------------------
+
+
+def idempotency_record(session: Session, tournament_id: int, key: str) -> IdempotencyRecord | None:
+    return session.exec(
+        select(IdempotencyRecord).where(
+            IdempotencyRecord.tournament_id == tournament_id, IdempotencyRecord.key == key
+        )
+    ).first()
+
+
+def claim_idempotency_key(
+    session: Session, tournament_id: int, key: str, request_hash: str, at: datetime
+) -> IdempotencyRecord | None:
+    """Claim a new key and commit the claim; if the key exists already, return its record
+    (whose answer or claim the caller then honours) and claim nothing."""
+    record = IdempotencyRecord(
+        tournament_id=tournament_id, key=key, request_hash=request_hash, claimed_at=at
+    )
+    session.add(record)
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        return idempotency_record(session, tournament_id, key)
+    return None
+
+
+def retake_idempotency_key(
+    session: Session, record_id: int, claimed_at: datetime, at: datetime
+) -> bool:
+    """Take over an abandoned claim (its request died with its process); only one of several
+    racing retries wins, because the old claim time must still match."""
+    result = session.execute(
+        update(IdempotencyRecord)
+        .where(
+            col(IdempotencyRecord.id) == record_id,
+            col(IdempotencyRecord.done).is_(False),
+            col(IdempotencyRecord.claimed_at) == claimed_at,
+        )
+        .values(claimed_at=at)
+    )
+    session.commit()
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def finish_idempotency_key(
+    session: Session, tournament_id: int, key: str, status_code: int, body: str
+) -> None:
+    session.execute(
+        update(IdempotencyRecord)
+        .where(
+            col(IdempotencyRecord.tournament_id) == tournament_id,
+            col(IdempotencyRecord.key) == key,
+        )
+        .values(done=True, status_code=status_code, response_body=body)
+    )
+
+
+def release_idempotency_key(session: Session, tournament_id: int, key: str) -> None:
+    """Forget a claim whose request was refused: the key was never used for a change."""
+    session.execute(
+        delete(IdempotencyRecord).where(
+            col(IdempotencyRecord.tournament_id) == tournament_id,
+            col(IdempotencyRecord.key) == key,
+            col(IdempotencyRecord.done).is_(False),
+        )
+    )
+    session.commit()

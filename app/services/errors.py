@@ -1,0 +1,20 @@
+"""Named errors of the service layer, beside the domain's rule violations; the web layer maps
+each to one HTTP status (STYLE.md, convention 10)."""
+
+from __future__ import annotations
+
+
+class NotFound(Exception):
+    """The tournament (or the thing inside it) does not exist. HTTP 404."""
+
+
+class IdempotencyMismatch(Exception):
+    """The same Idempotency-Key came with another body. HTTP 422."""
+
+
+class IdempotencyInProgress(Exception):
+    """The first request with this key has not finished yet. HTTP 409."""
+
+
+class Forbidden(Exception):
+    """The credential is valid but not for this table or tournament. HTTP 403."""

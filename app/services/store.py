@@ -1,0 +1,218 @@
+"""The tournament store: the only code that writes (STYLE.md, convention 5).
+
+Each write runs in one transaction: lock the tournament, catch the cached state up with
+the log, apply the rules, append the log lines, commit; only then is anything published.
+The cached `Tournament` of each tournament is derived from the log and can always be
+rebuilt from it (`rebuild`); it is dropped whenever a write fails after changing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from app.db import queries
+from app.db.tables import LogLine
+from app.domain.errors import RuleViolation
+from app.domain.log import Event, TournamentDeclared, event_to_log, format_time, line_type
+from app.domain.replay import apply_line, replay_lines
+from app.domain.tournament import Tournament
+from app.services.errors import NotFound
+
+T = TypeVar("T")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def request_hash(body: Any) -> str:
+    return hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+@dataclass
+class _Cached:
+    tournament: Tournament
+    seq: int  # log lines applied
+    version: int
+
+
+@dataclass(frozen=True)
+class Appended:
+    tournament_id: int
+    version: int
+    first_seq: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who enters a line: recorded in the row and as `by` in the line (issue 4)."""
+
+    entered_by: str  # "admin", "judge", "import"
+    token_id: int | None = None
+    table: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"judge table {self.table}" if self.table is not None else self.entered_by
+
+
+Publisher = Callable[[Appended], None]
+
+
+class TournamentStore:
+    def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self.engine = engine
+        self.clock = clock
+        self._cache: dict[int, _Cached] = {}
+        self._locks: dict[int, threading.RLock] = {}
+        self._locks_guard = threading.Lock()
+        self.subscribers: list[Publisher] = []
+
+    # -- reading -------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, tournament_id: int) -> Iterator[None]:
+        with self._locks_guard:
+            lock = self._locks.setdefault(tournament_id, threading.RLock())
+        with lock:
+            yield
+
+    def _catch_up(self, session: Session, tournament_id: int) -> _Cached:
+        """The cached state plus every line committed since (by this or another process)."""
+        cached = self._cache.get(tournament_id)
+        seq = cached.seq if cached is not None else 0
+        lines = queries.lines_after(session, tournament_id, seq)
+        if cached is None:
+            if not lines:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            tournament = replay_lines([line.body for line in lines])
+            cached = _Cached(tournament, lines[-1].seq, lines[-1].version)
+        else:
+            for line in lines:
+                apply_line(cached.tournament, line.body)
+                cached.seq, cached.version = line.seq, line.version
+        self._cache[tournament_id] = cached
+        return cached
+
+    def read(self, tournament_id: int, view: Callable[[Tournament, int], T]) -> T:
+        """Run `view(tournament, version)` on the up-to-date state, under the lock (a view
+        never sees a half-applied write)."""
+        with self._locked(tournament_id), Session(self.engine) as session:
+            cached = self._catch_up(session, tournament_id)
+            return view(cached.tournament, cached.version)
+
+    def rebuild(self, tournament_id: int) -> Tournament:
+        """Forget the cache and replay the whole log: the proof the cache is derived."""
+        with self._locked(tournament_id):
+            self._cache.pop(tournament_id, None)
+            with Session(self.engine) as session:
+                return self._catch_up(session, tournament_id).tournament
+
+    def version(self, tournament_id: int) -> int:
+        return self.read(tournament_id, lambda _, version: version)
+
+    # -- writing -------------------------------------------------------------------------
+
+    def create(self, declared: TournamentDeclared, author: Author) -> Appended:
+        at = self.clock()
+        with Session(self.engine) as session:
+            row = queries.insert_tournament(session, declared.name, at)
+            assert row.id is not None
+            tournament_id = row.id
+            session.commit()
+        return self.append(tournament_id, [declared], author, create=True)
+
+    def append(
+        self,
+        tournament_id: int,
+        events: Sequence[Event],
+        author: Author,
+        *,
+        raw_lines: Sequence[str] | None = None,
+        create: bool = False,
+        finish: Callable[[Session, Appended, Tournament], None] | None = None,
+    ) -> Appended:
+        """Apply `events` and append them to the log in one transaction, as one version.
+
+        `raw_lines` keeps imported lines byte for byte (an import exports the same lines);
+        `finish` runs inside the transaction, after the rules, to store an idempotent answer.
+        Raises the domain's RuleViolation, changing nothing, if any event breaks a rule.
+        """
+        at = self.clock()
+        with self._locked(tournament_id), Session(self.engine) as session:
+            version = queries.bump_version(session, tournament_id)
+            if version is None:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            cached = None if create else self._catch_up(session, tournament_id)
+            applied = 0
+            try:
+                if cached is None:
+                    first = events[0]
+                    assert isinstance(first, TournamentDeclared)
+                    cached = _Cached(Tournament(first), 0, 0)
+                    applied = 1
+                for event in events[applied:]:
+                    cached.tournament.apply(event, at)
+                    applied += 1
+                bodies = (
+                    list(raw_lines)
+                    if raw_lines is not None
+                    else [self._body(event, author, at) for event in events]
+                )
+                rows = [
+                    LogLine(
+                        tournament_id=tournament_id,
+                        seq=cached.seq + offset,
+                        version=version,
+                        type=line_type(event),
+                        round=getattr(event, "round", None),
+                        table_number=getattr(event, "table", None),
+                        body=body,
+                        entered_by=author.entered_by,
+                        token_id=author.token_id,
+                        entered_at=at,
+                    )
+                    for offset, (event, body) in enumerate(
+                        zip(events, bodies, strict=True), start=1
+                    )
+                ]
+                queries.add_lines(session, rows)
+                appended = Appended(tournament_id, version, cached.seq + 1, tuple(bodies))
+                if finish is not None:
+                    finish(session, appended, cached.tournament)
+                session.commit()
+            except BaseException:
+                if applied:
+                    # The cached state ran ahead of what was committed: rebuild it next time.
+                    self._cache.pop(tournament_id, None)
+                raise
+            cached.seq += len(events)
+            cached.version = version
+            self._cache[tournament_id] = cached
+        for subscriber in self.subscribers:
+            subscriber(appended)  # rule: publish only what was committed (STYLE.md, 5)
+        return appended
+
+    @staticmethod
+    def _body(event: Event, author: Author, at: datetime) -> str:
+        return canonical_json({**event_to_log(event), "at": format_time(at), "by": author.label})
+
+
+__all__ = ["Appended", "Author", "RuleViolation", "TournamentStore", "request_hash"]
