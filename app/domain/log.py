@@ -142,6 +142,16 @@ class ExtensionGiven:
 
 
 @dataclass(frozen=True)
+class SegmentClosed:
+    """The organizer closes a segment (for one group in round 1): its tables take no new
+    hand or deal any more; corrections of its hands are still accepted."""
+
+    round: int
+    segment: int
+    group: str | None = None
+
+
+@dataclass(frozen=True)
 class PlayAllOrdered:
     """rule PN-2: the table plays every planned hand; its clock no longer ends the segment."""
 
@@ -167,6 +177,7 @@ Event = (
     | EarlyStart
     | ExtensionGiven
     | PlayAllOrdered
+    | SegmentClosed
 )
 
 
@@ -348,11 +359,17 @@ def _draw(f: _Fields) -> DrawRecorded:
     return DrawRecorded(f.positive("round"), seed)
 
 
-def _schedule(f: _Fields) -> ScheduleSet:
+def _group(f: _Fields) -> str | None:
     group = f.raw.get("group")
     if group is not None and group not in ("A", "B"):
         raise MalformedInput("FM-2", "group", f'must be "A" or "B", got {group!r}')
-    return ScheduleSet(f.positive("round"), f.positive("segment"), f.time("start", "FM-8"), group)
+    return group
+
+
+def _schedule(f: _Fields) -> ScheduleSet:
+    return ScheduleSet(
+        f.positive("round"), f.positive("segment"), f.time("start", "FM-8"), _group(f)
+    )
 
 
 def _deal(f: _Fields) -> DealRecorded:
@@ -368,6 +385,10 @@ def _early_start(f: _Fields) -> EarlyStart:
 
 def _extension(f: _Fields) -> ExtensionGiven:
     return ExtensionGiven(*f.where(), f.positive("minutes", "CL-2"))
+
+
+def _segment_end(f: _Fields) -> SegmentClosed:
+    return SegmentClosed(f.positive("round"), f.positive("segment"), _group(f))
 
 
 def _play_all(f: _Fields) -> PlayAllOrdered:
@@ -394,6 +415,7 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "early_start": (_TABLE | {"time", "agreed"}, set(), _early_start),
     "extension": (_TABLE | {"minutes"}, set(), _extension),
     "play_all": (_TABLE | {"reason"}, set(), _play_all),
+    "segment_end": ({"round", "segment"}, {"group"}, _segment_end),
 }
 
 
@@ -520,6 +542,9 @@ def event_to_log(event: Event) -> dict[str, Any]:
         if event.group is not None:
             line["group"] = event.group
         return line
+    if isinstance(event, SegmentClosed):
+        closed = {"type": "segment_end", "round": event.round, "segment": event.segment}
+        return closed if event.group is None else {**closed, "group": event.group}
     where = {"round": event.round, "segment": event.segment, "table": event.table}
     if isinstance(event, DealRecorded):
         return {"type": "deal", **where, "hand": event.hand, "time": format_time(event.time)}
@@ -546,4 +571,5 @@ _TYPE_OF: Mapping[type, str] = {
     EarlyStart: "early_start",
     ExtensionGiven: "extension",
     PlayAllOrdered: "play_all",
+    SegmentClosed: "segment_end",
 }

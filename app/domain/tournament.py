@@ -36,6 +36,7 @@ from app.domain.log import (
     RoundEnded,
     ScheduleSet,
     SeatingRecorded,
+    SegmentClosed,
     TournamentDeclared,
 )
 from app.domain.prizes import FinalPlace, final_ranking
@@ -86,6 +87,7 @@ class RoundState:
     # (segment, player) -> table
     seat_of: dict[tuple[int, PlayerId], int] = dataclasses.field(default_factory=dict)
     draw: RoundDraw | None = None  # rule SE-1
+    closed: set[tuple[str, int]] = dataclasses.field(default_factory=set)  # (group, segment)
     drawn_table: dict[tuple[int, PlayerId], int] = dataclasses.field(default_factory=dict)
     table_group: dict[int, str] = dataclasses.field(default_factory=dict)
     penalties: list[PenaltyGiven] = dataclasses.field(default_factory=list)
@@ -199,6 +201,8 @@ class Tournament:
                 self._end_round(event)
             case ScheduleSet():
                 self._set_schedule(event)
+            case SegmentClosed():
+                self._close_segment(event)
             case DealRecorded() | EarlyStart() | ExtensionGiven() | PlayAllOrdered():
                 self._clock_event(event)
         self.events.append(event)
@@ -376,6 +380,26 @@ class Tournament:
             mid_break_length=timedelta(minutes=round_format.break_minutes),
         )
 
+    def _close_segment(self, event: SegmentClosed) -> None:
+        state = self._open_round(event.round)
+        self._check_segment(state.format, event.segment)
+        if state.format.groups > 1 and event.group is None:
+            raise MalformedInput(
+                "FM-2", "group", f"round {event.round} is played in groups; name the group"
+            )
+        key = (event.group or "", event.segment)
+        if key in state.closed:
+            raise IllegalMove("CL-3", "segment", f"segment {event.segment} is closed already")
+        state.closed.add(key)
+
+    def _check_open_segment(self, state: RoundState, segment: int, table: TableSegment) -> None:
+        """A closed segment takes no new hand or deal (rule CL-3: it has ended for its
+        tables); corrections of its hands are still accepted."""
+        if (table.group if state.number == 1 else "", segment) in state.closed:
+            raise IllegalMove(
+                "CL-3", "segment", f"segment {segment} of round {state.number} is finished"
+            )
+
     def _clock_event(
         self, event: DealRecorded | EarlyStart | ExtensionGiven | PlayAllOrdered
     ) -> None:
@@ -385,6 +409,7 @@ class Tournament:
         facts = self.clock_facts(event.round, event.segment, event.table)
         match event:
             case DealRecorded():
+                self._check_open_segment(state, event.segment, table)
                 with _log_field_names():
                     clocks.check_deal(facts, event.hand, event.time)  # rule CL-3
                 table.deals[event.hand] = event.time
@@ -565,6 +590,7 @@ class Tournament:
                 f"expects hand {table.last_hand + 1}",
             )
         if not is_correction:
+            self._check_open_segment(state, event.segment, table)
             self._check_dealt_in_time(event, table)
         settlement = settle(
             event.result,
