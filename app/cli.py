@@ -145,7 +145,8 @@ def slips(
     """Write the seating slips of a round (rule SE-4): a printable A4 page and a CSV."""
     tournament = _load("slips", log)
     state = _round("slips", tournament, round_number)
-    seat_of = dict(state.seat_of) or (state.draw.table_of() if state.draw else {})
+    # The draw fixes every segment; recorded seatings (a substitute who came in) win.
+    seat_of = {**(state.draw.table_of() if state.draw else {}), **state.seat_of}
     if not seat_of:
         _refuse(
             "slips",
@@ -163,13 +164,20 @@ def slips(
     typer.echo(f"{len(round_slips)} slips: {html_path} and {csv_path}")
 
 
+def _moment(text: str) -> datetime:
+    try:
+        return parse_time(text, "--at", "CL-6")
+    except RuleViolation as violation:
+        raise typer.BadParameter(violation.message) from violation
+
+
 @cli.command()
 def clocks(
     log: LogArgument,
     at: Annotated[
         datetime,
         typer.Option(
-            parser=lambda text: parse_time(text, "--at", "CL-6"),
+            parser=_moment,
             help='The moment to show, ISO 8601 with its offset ("2026-11-29T09:30:00Z")',
             metavar="TIME",
         ),

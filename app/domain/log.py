@@ -67,6 +67,7 @@ class HandRecorded:
     hand: int
     result: HandResult
     key: str | None = None  # the idempotency key
+    reason: str | None = None  # why a correction was made, when it is one
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class HandVoided:
     segment: int
     table: int
     hand: int
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +312,7 @@ def _hand(f: _Fields) -> HandRecorded:
         f.positive("hand"),
         parse_result(f.raw["result"]),
         key,
+        f.text("reason", optional=True),
     )
 
 
@@ -324,7 +327,11 @@ def _penalty(f: _Fields) -> PenaltyGiven:
 
 def _void(f: _Fields) -> HandVoided:
     return HandVoided(
-        f.positive("round"), f.positive("segment"), f.positive("table"), f.positive("hand")
+        f.positive("round"),
+        f.positive("segment"),
+        f.positive("table"),
+        f.positive("hand"),
+        f.text("reason", optional=True),
     )
 
 
@@ -405,9 +412,9 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "prizes": ({"amounts"}, set(), _prizes),
     "carry_over_rate": ({"round", "rate"}, set(), _carry_over_rate),
     "seating": ({"round", "segment", "table", "seats"}, {"cycle"}, _seating),
-    "hand": ({"round", "segment", "table", "hand", "result"}, {"id"}, _hand),
+    "hand": ({"round", "segment", "table", "hand", "result"}, {"id", "reason"}, _hand),
     "penalty": ({"round", "player", "points", "reason"}, set(), _penalty),
-    "void": ({"round", "segment", "table", "hand"}, set(), _void),
+    "void": ({"round", "segment", "table", "hand"}, {"reason"}, _void),
     "round_end": ({"round"}, {"draw_seed"}, _round_end),
     "draw": ({"round", "seed"}, set(), _draw),
     "schedule": ({"round", "segment", "start"}, {"group"}, _schedule),
@@ -508,6 +515,8 @@ def event_to_log(event: Event) -> dict[str, Any]:
         }
         if event.key is not None:
             line["id"] = event.key
+        if event.reason is not None:
+            line["reason"] = event.reason
         return line
     if isinstance(event, PenaltyGiven):
         return {
@@ -518,13 +527,16 @@ def event_to_log(event: Event) -> dict[str, Any]:
             "reason": event.reason,
         }
     if isinstance(event, HandVoided):
-        return {
+        line = {
             "type": "void",
             "round": event.round,
             "segment": event.segment,
             "table": event.table,
             "hand": event.hand,
         }
+        if event.reason is not None:
+            line["reason"] = event.reason
+        return line
     if isinstance(event, RoundEnded):
         line = {"type": "round_end", "round": event.round}
         if event.draw_seed is not None:

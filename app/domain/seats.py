@@ -110,7 +110,7 @@ def dealer(cycles: Sequence[Seats | None], hand: int) -> PlayerId | None:
     """rule FM-7: hand k of a cycle is dealt by the k-th seat in turn order from the
     cycle's starting East; there are no dealer repeats."""
     cycle, position = divmod(hand - 1, HANDS_PER_CYCLE)
-    if cycle >= len(cycles):
+    if hand < 1 or cycle >= len(cycles):
         return None
     seats = cycles[cycle]
     return None if seats is None else seats[position]

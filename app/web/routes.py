@@ -2,7 +2,8 @@
 
 from fastapi import APIRouter
 
-from app.web import health
+from app.web import health, judges
 
 router = APIRouter()
 router.include_router(health.router)
+router.include_router(judges.router)

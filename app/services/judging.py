@@ -1,0 +1,196 @@
+"""What judges' tablets send: hands, corrections and voids (exactly once, whatever the
+network does), deals, early starts, seats and penalties at their own table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlmodel import Session
+
+from app.db import queries
+from app.domain.errors import IllegalMove
+from app.domain.hands import PlayerId
+from app.domain.log import Event, HandRecorded, HandVoided, parse_event
+from app.domain.tournament import Tournament
+from app.services.errors import (
+    Forbidden,
+    IdempotencyInProgress,
+    IdempotencyMismatch,
+)
+from app.services.store import Appended, Author, TournamentStore, canonical_json, request_hash
+
+# A claim older than this belongs to a request that died with its process (a crash or a
+# restart): a retry may take it over. Long enough for any real request to finish.
+ABANDONED_CLAIM = timedelta(seconds=10)
+
+
+@dataclass(frozen=True)
+class TableScope:
+    """What a judge's token allows: one table of one tournament."""
+
+    tournament_id: int
+    table: int
+    token_id: int
+
+    def check(self, tournament_id: int, table: int) -> None:
+        if tournament_id != self.tournament_id:
+            raise Forbidden("this table token belongs to another tournament")
+        if table != self.table:
+            raise Forbidden(
+                f"this token is for table {self.table}; it cannot write to table {table}"
+            )
+
+    @property
+    def author(self) -> Author:
+        return Author("judge", token_id=self.token_id, table=self.table)
+
+
+def _above_cut(tournament: Tournament, round_number: int) -> dict[PlayerId, bool]:
+    standings = tournament.standings(round_number)
+    return {row.player: bool(row.above_cut) for row in standings.rows}
+
+
+def _cut_changes(
+    before: Mapping[PlayerId, bool], after: Mapping[PlayerId, bool]
+) -> list[dict[str, Any]]:
+    """Players a correction moved across the cut line (reported, never silent)."""
+    return [
+        {"player": player, "now": "above" if side else "below"}
+        for player, side in after.items()
+        if before.get(player) is not None and before[player] != side
+    ]
+
+
+def _hand_answer(
+    appended: Appended, tournament: Tournament, event: HandRecorded | HandVoided
+) -> dict[str, Any]:
+    state = tournament.rounds[event.round]
+    table = state.tables[(event.segment, event.table)]
+    settlement = table.settlements.get(event.hand)
+    next_hand = table.last_hand + 1
+    return {
+        "tournament": appended.tournament_id,
+        "version": appended.version,
+        "seq": appended.first_seq,
+        "round": event.round,
+        "segment": event.segment,
+        "table": event.table,
+        "hand": event.hand,
+        "voided": isinstance(event, HandVoided),
+        "deltas": None if settlement is None else {str(p): d for p, d in settlement.deltas},
+        "hands_entered": sorted(table.hands),
+        "next_hand": next_hand if next_hand <= state.format.hands_per_segment else None,
+        "next_dealer": tournament.dealer(event.round, event.segment, event.table, next_hand),
+    }
+
+
+def submit_once(
+    store: TournamentStore,
+    tournament_id: int,
+    scope: TableScope,
+    key: str,
+    body: Mapping[str, Any],
+    build: Callable[[Tournament], HandRecorded | HandVoided],
+) -> tuple[int, dict[str, Any]]:
+    """Run one keyed submission exactly once (CONTRACT §3).
+
+    A retry with the same key and body gets the stored first answer; the same key with
+    another body gets 422; a second request while the first is running gets 409. A refused
+    request releases its key, so the tablet can send the hand again once it is fixed.
+    """
+    scope.check(tournament_id, _table_of(body))
+    fingerprint = request_hash(body)
+    with Session(store.engine) as session:
+        existing = queries.claim_idempotency_key(
+            session, tournament_id, key, fingerprint, store.clock()
+        )
+        if existing is not None:
+            if existing.request_hash != fingerprint:
+                raise IdempotencyMismatch(
+                    f"Idempotency-Key {key!r} was used for another request; "
+                    "send a new key for a new hand"
+                )
+            if existing.done and existing.status_code is not None:
+                return existing.status_code, json.loads(existing.response_body or "{}")
+            claimed = queries.as_utc(existing.claimed_at)
+            now = store.clock()
+            if now - claimed < ABANDONED_CLAIM or existing.id is None:
+                raise IdempotencyInProgress(
+                    f"the first request with Idempotency-Key {key!r} is still being processed; "
+                    "retry in a moment"
+                )
+            if not queries.retake_idempotency_key(session, existing.id, existing.claimed_at, now):
+                raise IdempotencyInProgress(f"another retry of {key!r} is being processed")
+
+    answer: dict[str, Any] = {}
+    status = 201
+
+    def finish(session: Session, appended: Appended, tournament: Tournament) -> None:
+        answer.update(_hand_answer(appended, tournament, event))
+        answer["cut_changes"] = _cut_changes(before, _above_cut(tournament, event.round))
+        queries.finish_idempotency_key(session, tournament_id, key, status, canonical_json(answer))
+
+    try:
+        event, before = store.read(
+            tournament_id, lambda t, _: (build(t), _above_cut_if_open(t, body))
+        )
+        store.append(tournament_id, [event], scope.author, finish=finish)
+    except BaseException:
+        with Session(store.engine) as session:
+            queries.release_idempotency_key(session, tournament_id, key)
+        raise
+    return status, answer
+
+
+def _table_of(body: Mapping[str, Any]) -> int:
+    table = body.get("table")
+    return table if isinstance(table, int) and not isinstance(table, bool) else -1
+
+
+def _above_cut_if_open(tournament: Tournament, body: Mapping[str, Any]) -> dict[PlayerId, bool]:
+    round_number = body.get("round")
+    if not isinstance(round_number, int) or round_number not in tournament.rounds:
+        return {}
+    return _above_cut(tournament, round_number)
+
+
+def hand_event(body: Mapping[str, Any], key: str, *, reason: str | None = None) -> HandRecorded:
+    """The log line of a submitted hand: the body is the hand fields of the log, and the
+    Idempotency-Key is the hand's `id` (one key per hand, generated on the tablet)."""
+    if "id" in body and body["id"] != key:
+        raise IdempotencyMismatch("the body's id differs from the Idempotency-Key header")
+    line: dict[str, Any] = {**body, "type": "hand", "id": key}
+    if reason is not None:
+        line["reason"] = reason
+    event = parse_event(line)
+    assert isinstance(event, HandRecorded)
+    return event
+
+
+def check_correction(tournament: Tournament, event: HandRecorded | HandVoided) -> None:
+    """A correction or a void names a hand already entered at that table."""
+    state = tournament.rounds.get(event.round)
+    table = None if state is None else state.tables.get((event.segment, event.table))
+    if table is None or event.hand not in table.hands:
+        raise IllegalMove(
+            "CONTRACT §1",
+            "hand",
+            f"table {event.table} has no hand {event.hand} in round {event.round} "
+            f"segment {event.segment} to correct",
+        )
+
+
+def table_event(
+    store: TournamentStore, tournament_id: int, scope: TableScope, event: Event
+) -> Appended:
+    """A deal, an early start, a seat entry or a penalty from a judge's tablet."""
+    table = getattr(event, "table", None)
+    if table is not None:
+        scope.check(tournament_id, int(table))
+    elif tournament_id != scope.tournament_id:
+        raise Forbidden("this table token belongs to another tournament")
+    return store.append(tournament_id, [event], scope.author)

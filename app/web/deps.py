@@ -1,0 +1,72 @@
+"""Request dependencies as `Annotated` aliases (STYLE.md, convention 7)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlmodel import Session
+
+from app.db import queries
+from app.services.store import TournamentStore
+from app.settings import Settings
+
+bearer = HTTPBearer(auto_error=False, description="An admin token or a judge's table token")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def get_store(request: Request) -> TournamentStore:
+    store: TournamentStore = request.state.store
+    return store
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.state.settings
+    return settings
+
+
+StoreDep = Annotated[TournamentStore, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+def _unauthorized(message: str) -> HTTPException:
+    return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def require_admin(settings: SettingsDep, credentials: Credentials) -> None:
+    if credentials is None:
+        raise _unauthorized("an admin token is needed (Authorization: Bearer ...)")
+    expected = settings.admin_token.get_secret_value()
+    if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
+        raise _unauthorized("this is not the admin token")
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A judge's credential: one table of one tournament."""
+
+    tournament_id: int
+    table: int
+    token_id: int
+
+
+def require_judge(store: StoreDep, credentials: Credentials) -> Judge:
+    if credentials is None:
+        raise _unauthorized("a table token is needed (Authorization: Bearer ...)")
+    with Session(store.engine) as session:
+        row = queries.token_by_hash(session, token_hash(credentials.credentials))
+    if row is None or row.id is None:
+        raise _unauthorized("this table token is not known or was revoked")
+    return Judge(row.tournament_id, row.table_number, row.id)
+
+
+AdminDep = Annotated[None, Depends(require_admin)]
+JudgeDep = Annotated[Judge, Depends(require_judge)]

@@ -1,0 +1,82 @@
+"""One place maps every named error to HTTP (STYLE.md, convention 10): 409 for a move the
+tournament's state forbids, 422 for malformed input, always with a message a judge can act on,
+naming the field and the rule."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from app.domain.errors import IllegalMove, LogError, RuleViolation
+from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
+
+
+class Problem(BaseModel):
+    """Every error answer: `detail` is the sentence to show; `field` and `rule` say where."""
+
+    detail: str
+    field: str | None = None
+    rule: str | None = None
+    line: int | None = None  # for an imported log: the line that broke the rule
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
+    status: {"model": Problem} for status in (401, 403, 404, 409, 422)
+}
+
+
+def problem(
+    status: int,
+    detail: str,
+    *,
+    field: str | None = None,
+    rule: str | None = None,
+    line: int | None = None,
+) -> JSONResponse:
+    body = Problem(detail=detail, field=field, rule=rule, line=line)
+    return JSONResponse(body.model_dump(), status_code=status)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(RuleViolation)
+    async def rule_violation(_: Request, error: RuleViolation) -> JSONResponse:
+        status = 409 if isinstance(error, IllegalMove) else 422
+        return problem(status, str(error), field=error.field, rule=error.rule)
+
+    @app.exception_handler(LogError)
+    async def log_error(_: Request, error: LogError) -> JSONResponse:
+        violation = error.violation
+        status = 409 if isinstance(violation, IllegalMove) else 422
+        return problem(
+            status, str(error), field=violation.field, rule=violation.rule, line=error.line_number
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
+        location = [str(part) for part in first.get("loc", ()) if part != "body"]
+        field = ".".join(location) or "body"
+        return problem(
+            422,
+            f"field {field!r}: {first.get('msg')} (rule CONTRACT §3)",
+            field=field,
+            rule="CONTRACT §3",
+        )
+
+    @app.exception_handler(NotFound)
+    async def not_found(_: Request, error: NotFound) -> JSONResponse:
+        return problem(404, str(error))
+
+    @app.exception_handler(IdempotencyMismatch)
+    async def mismatch(_: Request, error: IdempotencyMismatch) -> JSONResponse:
+        return problem(422, str(error), field="Idempotency-Key", rule="CONTRACT §3")
+
+    @app.exception_handler(IdempotencyInProgress)
+    async def in_progress(_: Request, error: IdempotencyInProgress) -> JSONResponse:
+        return problem(409, str(error), field="Idempotency-Key", rule="CONTRACT §3")
+
+    @app.exception_handler(Forbidden)
+    async def forbidden(_: Request, error: Forbidden) -> JSONResponse:
+        return problem(403, str(error))

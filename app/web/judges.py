@@ -1,0 +1,266 @@
+"""The judges' API: one table's tablet writes hands, corrections, voids and table events.
+
+Every write needs the table's bearer token; hands, corrections and voids also need an
+`Idempotency-Key`, generated on the tablet, so that a retry never enters a hand twice.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Header
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from app.domain.log import (
+    DealRecorded,
+    EarlyStart,
+    HandVoided,
+    PenaltyGiven,
+    SeatingRecorded,
+)
+from app.domain.tournament import Tournament
+from app.services.errors import Forbidden
+from app.services.judging import (
+    TableScope,
+    check_correction,
+    hand_event,
+    submit_once,
+    table_event,
+)
+from app.services.store import Appended
+from app.web.deps import JudgeDep, StoreDep
+from app.web.errors import PROBLEM_RESPONSES
+
+router = APIRouter(prefix="/api/tournaments/{tournament_id}", tags=["judges"])
+
+IdempotencyKey = Annotated[
+    str,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=200,
+        description="Generated on the tablet, once per hand; a retry sends the same key",
+    ),
+]
+PlayerRef = str | int
+
+
+class SelfDrawResult(BaseModel):
+    kind: Literal["self_draw"]
+    winner: PlayerRef
+    value: int
+
+
+class DiscardResult(BaseModel):
+    kind: Literal["discard"]
+    winner: PlayerRef
+    discarder: PlayerRef
+    value: int
+
+
+class DrawResult(BaseModel):
+    kind: Literal["draw"]
+
+
+class PointsResult(BaseModel):
+    kind: Literal["points"]
+    deltas: dict[str, int]
+    winner: PlayerRef | None = None
+    value: int | None = None
+
+
+HandResultBody = Annotated[
+    SelfDrawResult | DiscardResult | DrawResult | PointsResult, Field(discriminator="kind")
+]
+
+
+class TablePlace(BaseModel):
+    round: int = Field(ge=1)
+    segment: int = Field(ge=1)
+    table: int = Field(ge=1)
+
+
+class HandBody(TablePlace):
+    """The `hand` fields of the log (CONTRACT §1); the rules check the rest."""
+
+    hand: int = Field(ge=1)
+    result: HandResultBody
+
+
+class CorrectionBody(HandBody):
+    reason: str = Field(min_length=1, description="Why the hand is corrected (kept in the log)")
+
+
+class VoidBody(TablePlace):
+    hand: int = Field(ge=1)
+    reason: str = Field(min_length=1)
+
+
+class DealBody(TablePlace):
+    hand: int = Field(ge=1)
+
+
+class SeatsBody(TablePlace):
+    seats: list[PlayerRef] = Field(
+        min_length=4, max_length=4, description="east, south, west, north"
+    )
+    cycle: int | None = Field(default=None, ge=1)
+
+
+class JudgePenaltyBody(BaseModel):
+    round: int = Field(ge=1)
+    player: PlayerRef
+    points: int
+    reason: str = Field(min_length=1)
+
+
+class CutChange(BaseModel):
+    player: PlayerRef
+    now: Literal["above", "below"]
+
+
+class HandAccepted(BaseModel):
+    tournament: int
+    version: int
+    seq: int
+    round: int
+    segment: int
+    table: int
+    hand: int
+    voided: bool
+    deltas: dict[str, int] | None
+    hands_entered: list[int]
+    next_hand: int | None
+    next_dealer: PlayerRef | None
+    cut_changes: list[CutChange] = Field(
+        description="Players the change moved across the cut line (rule ST-3)"
+    )
+
+
+class Recorded(BaseModel):
+    tournament: int
+    version: int
+    seq: int
+    lines: list[dict[str, Any]]
+
+
+def _recorded(appended: Appended) -> Recorded:
+    return Recorded(
+        tournament=appended.tournament_id,
+        version=appended.version,
+        seq=appended.first_seq,
+        lines=[json.loads(line) for line in appended.lines],
+    )
+
+
+def _scope(judge: JudgeDep) -> TableScope:
+    return TableScope(judge.tournament_id, judge.table, judge.token_id)
+
+
+def _answer(status: int, body: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(
+        HandAccepted.model_validate(body).model_dump(mode="json"), status_code=status
+    )
+
+
+@router.post(
+    "/hands",
+    status_code=201,
+    response_model=HandAccepted,
+    responses={**PROBLEM_RESPONSES, 200: {"model": HandAccepted}},
+)
+def submit_hand(
+    tournament_id: int, body: HandBody, key: IdempotencyKey, store: StoreDep, judge: JudgeDep
+) -> JSONResponse:
+    """Enter a hand (CONTRACT §3). A retry with the same key returns the first answer."""
+    raw = body.model_dump(mode="json", exclude_none=True)
+    status, answer = submit_once(
+        store, tournament_id, _scope(judge), key, raw, lambda _: hand_event(raw, key)
+    )
+    return _answer(status, answer)
+
+
+@router.post(
+    "/corrections", status_code=201, response_model=HandAccepted, responses=PROBLEM_RESPONSES
+)
+def correct_hand(
+    tournament_id: int, body: CorrectionBody, key: IdempotencyKey, store: StoreDep, judge: JudgeDep
+) -> JSONResponse:
+    """Replace a hand already entered; the log keeps both, with the reason."""
+    raw = body.model_dump(mode="json", exclude_none=True)
+
+    def build(tournament: Tournament) -> Any:
+        fields = {k: v for k, v in raw.items() if k != "reason"}
+        event = hand_event(fields, key, reason=body.reason)
+        check_correction(tournament, event)
+        return event
+
+    status, answer = submit_once(store, tournament_id, _scope(judge), key, raw, build)
+    return _answer(status, answer)
+
+
+@router.post("/voids", status_code=201, response_model=HandAccepted, responses=PROBLEM_RESPONSES)
+def void_hand(
+    tournament_id: int, body: VoidBody, key: IdempotencyKey, store: StoreDep, judge: JudgeDep
+) -> JSONResponse:
+    """Withdraw a hand entered by mistake, with the reason."""
+    raw = body.model_dump(mode="json")
+
+    def build(tournament: Tournament) -> Any:
+        event = HandVoided(body.round, body.segment, body.table, body.hand, body.reason)
+        check_correction(tournament, event)
+        return event
+
+    status, answer = submit_once(store, tournament_id, _scope(judge), key, raw, build)
+    return _answer(status, answer)
+
+
+@router.post("/deals", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
+def record_deal(tournament_id: int, body: DealBody, store: StoreDep, judge: JudgeDep) -> Recorded:
+    """The tiles of a hand are completely dealt, now by the server's clock (rule CL-3)."""
+    event = DealRecorded(body.round, body.segment, body.table, body.hand, store.clock())
+    return _recorded(table_event(store, tournament_id, _scope(judge), event))
+
+
+@router.post("/early-starts", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
+def record_early_start(
+    tournament_id: int, body: TablePlace, store: StoreDep, judge: JudgeDep
+) -> Recorded:
+    """All four players agree to start now, before the schedule (rule CL-2)."""
+    event = EarlyStart(body.round, body.segment, body.table, store.clock(), True)
+    return _recorded(table_event(store, tournament_id, _scope(judge), event))
+
+
+@router.post("/seats", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
+def record_seats(tournament_id: int, body: SeatsBody, store: StoreDep, judge: JudgeDep) -> Recorded:
+    """The seats drawn at the table (rule SE-5), or a cycle's seats (rules SE-8, SE-9)."""
+    seats = (body.seats[0], body.seats[1], body.seats[2], body.seats[3])
+    event = SeatingRecorded(body.round, body.segment, body.table, seats, body.cycle)
+    return _recorded(table_event(store, tournament_id, _scope(judge), event))
+
+
+@router.post(
+    "/table-penalties", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES
+)
+def judge_penalty(
+    tournament_id: int, body: JudgePenaltyBody, store: StoreDep, judge: JudgeDep
+) -> Recorded:
+    """A score penalty (rule PN-1) for a player seated at the judge's table this round."""
+    scope = _scope(judge)
+    scope.check(tournament_id, judge.table)
+
+    def seated(tournament: Tournament, _: int) -> bool:
+        state = tournament.rounds.get(body.round)
+        return state is not None and any(
+            table == judge.table and player == body.player
+            for (_, player), table in state.seat_of.items()
+        )
+
+    if not store.read(tournament_id, seated):
+        raise Forbidden(
+            f"player {body.player!r} does not sit at table {judge.table} in round {body.round}"
+        )
+    event = PenaltyGiven(body.round, body.player, body.points, body.reason)
+    return _recorded(store.append(tournament_id, [event], scope.author))
