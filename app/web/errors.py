@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.domain.errors import IllegalMove, LogError, RuleViolation
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
@@ -56,6 +57,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
+        if first.get("type") == "json_invalid":
+            reason = first.get("ctx", {}).get("error", "")
+            return problem(
+                422,
+                f"field 'body': is not valid JSON: {reason} (rule CONTRACT §3)",
+                field="body",
+                rule="CONTRACT §3",
+            )
         location = [str(part) for part in first.get("loc", ()) if part != "body"]
         field = ".".join(location) or "body"
         return problem(
@@ -64,6 +73,12 @@ def install(app: FastAPI) -> None:
             field=field,
             rule="CONTRACT §3",
         )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        response = problem(error.status_code, str(error.detail))
+        response.headers.update(error.headers or {})
+        return response
 
     @app.exception_handler(NotFound)
     async def not_found(_: Request, error: NotFound) -> JSONResponse:
