@@ -11,6 +11,7 @@ import typer
 import uvicorn
 from pydantic import ValidationError
 
+from app.db.engine import make_engine, migrate
 from app.domain.draw import draw_round
 from app.domain.errors import IllegalMove, LogError, RuleViolation
 from app.domain.log import DrawRecorded, event_to_log, format_time, parse_time
@@ -18,7 +19,9 @@ from app.domain.replay import clock_report, replay_lines, report
 from app.domain.slips import seating_slips
 from app.domain.tournament import RoundState, Tournament
 from app.printouts.slips import render_slips_csv, render_slips_html
-from app.settings import get_settings
+from app.services.errors import NotFound
+from app.services.store import TournamentStore
+from app.settings import Settings, get_settings
 
 cli = typer.Typer(no_args_is_help=True, add_completion=False)
 
@@ -195,6 +198,75 @@ def clocks(
         indent=2,
     )
     sys.stdout.write("\n")
+
+
+def _store() -> TournamentStore:
+    """The store on the configured database, its schema migrated first."""
+    url = _settings("store").database_url
+    migrate(url)
+    return TournamentStore(make_engine(url))
+
+
+def _settings(command: str) -> Settings:
+    try:
+        return get_settings()
+    except ValidationError as error:
+        typer.echo(f"scoreboard {command}: invalid settings\n{error}", err=True)
+        raise typer.Exit(code=2) from error
+
+
+TournamentArgument = Annotated[int, typer.Argument(help="The tournament's id")]
+
+
+@cli.command(name="migrate")
+def migrate_database() -> None:
+    """Bring the database schema to the newest revision (the server also does it at start-up)."""
+    migrate(_settings("migrate").database_url)
+    typer.echo("database schema is up to date")
+
+
+@cli.command(name="import")
+def import_log(log: LogArgument) -> None:
+    """Load a tournament log into the database and print the new tournament's id."""
+    try:
+        text = log.read_text(encoding="utf-8")
+    except OSError as error:
+        typer.echo(f"scoreboard import: cannot read {log}: {error.strerror}", err=True)
+        raise typer.Exit(code=2) from error
+    except UnicodeDecodeError as error:
+        typer.echo(f"scoreboard import: {log} is not UTF-8 text", err=True)
+        raise typer.Exit(code=2) from error
+    try:
+        appended = _store().import_log(text.splitlines())
+    except LogError as error:
+        typer.echo(f"scoreboard import: {log}: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    typer.echo(appended.tournament_id)
+
+
+@cli.command()
+def export(tournament_id: TournamentArgument) -> None:
+    """Write a tournament's log to stdout, line for line as stored."""
+    try:
+        lines = _store().export(tournament_id)
+    except NotFound as error:
+        typer.echo(f"scoreboard export: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    for line in lines:
+        sys.stdout.write(line + "\n")
+
+
+@cli.command()
+def token(
+    tournament_id: TournamentArgument,
+    table: Annotated[int, typer.Option(min=1, help="The table the token may write to")],
+) -> None:
+    """Print a new bearer token for one table's judge (scoped to that table only)."""
+    try:
+        typer.echo(_store().issue_token(tournament_id, table))
+    except NotFound as error:
+        typer.echo(f"scoreboard token: {error}", err=True)
+        raise typer.Exit(code=1) from error
 
 
 def main() -> None:

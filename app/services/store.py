@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,7 +24,14 @@ from sqlmodel import Session
 from app.db import queries
 from app.db.tables import LogLine
 from app.domain.errors import RuleViolation
-from app.domain.log import Event, TournamentDeclared, event_to_log, format_time, line_type
+from app.domain.log import (
+    Event,
+    TournamentDeclared,
+    event_to_log,
+    format_time,
+    line_type,
+    parse_line,
+)
 from app.domain.replay import apply_line, replay_lines
 from app.domain.tournament import Tournament
 from app.services.errors import NotFound
@@ -37,6 +45,10 @@ def utc_now() -> datetime:
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def request_hash(body: Any) -> str:
@@ -125,10 +137,56 @@ class TournamentStore:
             with Session(self.engine) as session:
                 return self._catch_up(session, tournament_id).tournament
 
+    def export(self, tournament_id: int) -> list[str]:
+        """The tournament's log, line for line as stored (CONTRACT §1)."""
+        with Session(self.engine) as session:
+            if queries.get_tournament(session, tournament_id) is None:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            return [line.body for line in queries.lines_after(session, tournament_id, 0)]
+
     def version(self, tournament_id: int) -> int:
         return self.read(tournament_id, lambda _, version: version)
 
     # -- writing -------------------------------------------------------------------------
+
+    def import_log(self, lines: Sequence[str]) -> Appended:
+        """A whole log as a new tournament, in one transaction: every line is checked by
+        replaying it first (a bad line raises LogError and stores nothing), then stored
+        byte for byte, so an export gives the same lines back."""
+        kept = [line.rstrip("\r\n") for line in lines if line.strip()]
+        tournament = replay_lines(kept)
+        events = [parse_line(line) for line in kept]
+        at = self.clock()
+        with Session(self.engine) as session:
+            row = queries.insert_tournament(session, tournament.name, at)
+            assert row.id is not None
+            tournament_id = row.id
+            version = queries.bump_version(session, tournament_id)
+            assert version is not None
+            queries.add_lines(
+                session,
+                [
+                    self._row(tournament_id, seq, version, event, body, Author("import"), at)
+                    for seq, (event, body) in enumerate(zip(events, kept, strict=True), start=1)
+                ],
+            )
+            session.commit()
+        with self._locked(tournament_id):
+            self._cache[tournament_id] = _Cached(tournament, len(kept), version)
+        appended = Appended(tournament_id, version, 1, tuple(kept))
+        for subscriber in self.subscribers:
+            subscriber(appended)
+        return appended
+
+    def issue_token(self, tournament_id: int, table: int) -> str:
+        """A new bearer token for one table's tablet; only its hash is stored."""
+        token = secrets.token_urlsafe(24)
+        with Session(self.engine) as session:
+            if queries.get_tournament(session, tournament_id) is None:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            queries.insert_token(session, tournament_id, table, token_hash(token), self.clock())
+            session.commit()
+        return token
 
     def create(self, declared: TournamentDeclared, author: Author) -> Appended:
         at = self.clock()
@@ -177,18 +235,7 @@ class TournamentStore:
                     else [self._body(event, author, at) for event in events]
                 )
                 rows = [
-                    LogLine(
-                        tournament_id=tournament_id,
-                        seq=cached.seq + offset,
-                        version=version,
-                        type=line_type(event),
-                        round=getattr(event, "round", None),
-                        table_number=getattr(event, "table", None),
-                        body=body,
-                        entered_by=author.entered_by,
-                        token_id=author.token_id,
-                        entered_at=at,
-                    )
+                    self._row(tournament_id, cached.seq + offset, version, event, body, author, at)
                     for offset, (event, body) in enumerate(
                         zip(events, bodies, strict=True), start=1
                     )
@@ -209,6 +256,29 @@ class TournamentStore:
         for subscriber in self.subscribers:
             subscriber(appended)  # rule: publish only what was committed (STYLE.md, 5)
         return appended
+
+    @staticmethod
+    def _row(
+        tournament_id: int,
+        seq: int,
+        version: int,
+        event: Event,
+        body: str,
+        author: Author,
+        at: datetime,
+    ) -> LogLine:
+        return LogLine(
+            tournament_id=tournament_id,
+            seq=seq,
+            version=version,
+            type=line_type(event),
+            round=getattr(event, "round", None),
+            table_number=getattr(event, "table", None),
+            body=body,
+            entered_by=author.entered_by,
+            token_id=author.token_id,
+            entered_at=at,
+        )
 
     @staticmethod
     def _body(event: Event, author: Author, at: datetime) -> str:

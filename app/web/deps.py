@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 from typing import Annotated
@@ -12,14 +11,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from app.db import queries
-from app.services.store import TournamentStore
+from app.services.store import TournamentStore, token_hash
 from app.settings import Settings
 
 bearer = HTTPBearer(auto_error=False, description="An admin token or a judge's table token")
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def get_store(request: Request) -> TournamentStore:

@@ -58,7 +58,8 @@ def install(app: FastAPI) -> None:
     async def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
         if first.get("type") == "json_invalid":
-            reason = first.get("ctx", {}).get("error", "")
+            context = first.get("ctx")
+            reason = context.get("error", "") if isinstance(context, dict) else ""
             return problem(
                 422,
                 f"field 'body': is not valid JSON: {reason} (rule CONTRACT §3)",
