@@ -6,6 +6,7 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY app ./app
+COPY migrations ./migrations
 RUN python -m venv /opt/venv && /opt/venv/bin/pip install .
 
 FROM python:3.11-slim
@@ -18,9 +19,7 @@ RUN groupadd --system scoreboard \
     && useradd --system --gid scoreboard --home-dir /var/lib/scoreboard --shell /usr/sbin/nologin scoreboard \
     && install -d -o scoreboard -g scoreboard -m 0750 /var/lib/scoreboard
 COPY --from=build /opt/venv /opt/venv
-# For `alembic -c /opt/scoreboard/alembic.ini upgrade head` inside the container.
-COPY alembic.ini /opt/scoreboard/alembic.ini
-COPY migrations /opt/scoreboard/migrations
+# The wheel carries the migrations; the server applies them at start-up (or `scoreboard migrate`).
 
 USER scoreboard
 # The default SQLite database (./scoreboard.db) lands here; mount a volume to keep it.

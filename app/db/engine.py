@@ -18,7 +18,12 @@ from sqlalchemy import Engine, create_engine, event
 import app
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-MIGRATIONS = Path(app.__file__).resolve().parent.parent / "migrations"
+_PACKAGE = Path(app.__file__).resolve().parent
+# A checkout has them at the top (migrations/); an installed wheel carries them inside app/.
+MIGRATIONS = next(
+    (path for path in (_PACKAGE.parent / "migrations", _PACKAGE / "_migrations") if path.is_dir()),
+    _PACKAGE.parent / "migrations",
+)
 
 
 def normalize_url(url: str) -> str:
