@@ -179,22 +179,39 @@ def generate(options: Options = Options()) -> list[str]:
                 next_id += 1
     writer.emit({"type": "carry_over_rate", "round": 1, "rate": "1/4"})
     last = options.until_round or fmt.final_round
+    cursor = datetime.fromisoformat(options.schedule_start) if options.schedule_start else None
     for number in range(1, last + 1):
-        _play_round(writer, rng, number, options, end=not (options.leave_open and number == last))
+        finished = _play_round(
+            writer,
+            rng,
+            number,
+            options,
+            end=not (options.leave_open and number == last),
+            starts_at=cursor,
+        )
+        # The next round starts half an hour after the last line: the cut and the new draw.
+        cursor = None if finished is None else finished + timedelta(minutes=30)
     return writer.lines
 
 
 def _play_round(
-    writer: _Writer, rng: random.Random, number: int, options: Options, *, end: bool
-) -> None:
-    """Draw the round with the real draw (rules SE-1 to SE-3), then play every segment."""
+    writer: _Writer,
+    rng: random.Random,
+    number: int,
+    options: Options,
+    *,
+    end: bool,
+    starts_at: datetime | None,
+) -> datetime | None:
+    """Draw the round with the real draw (rules SE-1 to SE-3), then play every segment.
+    With a start time, the round is timed; returns when its last line happened."""
     tournament = writer.tournament
     assert tournament is not None
     state = tournament.rounds[number]
     seed = f"draw-{number}-{options.seed}"
     writer.emit({"type": "draw", "round": number, "seed": seed})
     drawn = draw_round(state.format, tournament.round_groups(state), seed)
-    clock = _RoundClock.for_round(options, state.format) if options.schedule_start else None
+    clock = _RoundClock.for_round(starts_at, state.format) if starts_at is not None else None
     if clock is not None:
         for group in state.format.group_names if number == 1 else [None]:
             for segment in range(1, state.format.segments + 1):
@@ -205,26 +222,33 @@ def _play_round(
                     "start": format_time(clock.start(segment)),
                 }
                 writer.emit(line if group is None else {**line, "group": group})
-    for segment in range(1, state.format.segments + 1):
-        seatings = [s for s in drawn.seatings if s.segment == segment]
-        for seating in seatings:
+        for seating in drawn.seatings:
             writer.emit(event_to_log(seating))
-        timed: list[tuple[datetime, tuple[int, int], dict[str, Any]]] = []
-        for seating in seatings:
-            lines = _segment_lines(rng, tournament.format, seating, options)
-            if clock is None:
-                for line in lines:
+    timed: list[tuple[datetime, tuple[int, int, int], dict[str, Any]]] = []
+    if clock is None:
+        for segment in range(1, state.format.segments + 1):
+            seatings = [s for s in drawn.seatings if s.segment == segment]
+            for seating in seatings:
+                writer.emit(event_to_log(seating))
+            for seating in seatings:
+                for line in _segment_lines(rng, tournament.format, seating, options):
                     writer.emit(line)
-            else:
-                timed += clock.stamp(rng, seating, lines)
-        # A log is in the order things happened (CONTRACT §1): interleave the tables.
-        for _, _, line in sorted(timed, key=lambda item: (item[0], item[1])):
-            writer.emit(line)
+    else:
+        for seating in drawn.seatings:
+            timed += clock.stamp(
+                rng, seating, _segment_lines(rng, tournament.format, seating, options)
+            )
+    # A log is in the order things happened (CONTRACT §1): interleave tables and segments.
+    for _, _, line in sorted(timed, key=lambda item: (item[0], item[1])):
+        writer.emit(line)
+    finished = max((item[0] for item in timed), default=starts_at)
     if end:
         line = {"type": "round_end", "round": number, "draw_seed": f"round-{number}-{options.seed}"}
-        if clock is not None:
-            line["at"] = format_time(clock.end())
+        if finished is not None:
+            finished += timedelta(minutes=5)
+            line["at"] = format_time(finished)
         writer.emit(line)
+    return finished
 
 
 def _segment_lines(
@@ -271,16 +295,11 @@ class _RoundClock:
     break_length: timedelta
 
     @staticmethod
-    def for_round(options: Options, round_format: RoundFormat) -> _RoundClock:
-        assert options.schedule_start is not None
-        day = datetime.fromisoformat(options.schedule_start)
+    def for_round(starts_at: datetime, round_format: RoundFormat) -> _RoundClock:
         limit = time_limit(round_format)
-        # Rounds follow each other with 30 minutes for the cut and the new draw.
-        per_round = timedelta(hours=3)
-        start = day + per_round * (round_format.number - 1)
         gap = (limit or timedelta(minutes=120)) + timedelta(minutes=round_format.break_minutes)
         return _RoundClock(
-            start,
+            starts_at,
             limit,
             gap,
             mid_break_after_hand(round_format),
@@ -290,25 +309,22 @@ class _RoundClock:
     def start(self, segment: int) -> datetime:
         return self.first_start + self.gap * (segment - 1)
 
-    def end(self) -> datetime:
-        return self.first_start + timedelta(hours=2, minutes=50)
-
     def stamp(
         self, rng: random.Random, seating: SeatingRecorded, lines: list[dict[str, Any]]
-    ) -> list[tuple[datetime, tuple[int, int], dict[str, Any]]]:
+    ) -> list[tuple[datetime, tuple[int, int, int], dict[str, Any]]]:
         """Give the table's lines times: a deal before each new hand; stop dealing when the
         deadline has passed, so the segment ends short (rule CL-3)."""
         start = self.start(seating.segment)
         deadline = start + self.limit if self.limit is not None else None
         where = {"round": seating.round, "segment": seating.segment, "table": seating.table}
-        out: list[tuple[datetime, tuple[int, int], dict[str, Any]]] = []
+        out: list[tuple[datetime, tuple[int, int, int], dict[str, Any]]] = []
         now = start
         if deadline is not None and rng.random() < 0.1:
             now = start - timedelta(minutes=rng.randint(1, 5))  # rule CL-2: all four agree
             out.append(
                 (
                     now,
-                    (seating.table, len(out)),
+                    (seating.segment, seating.table, len(out)),
                     {"type": "early_start", **where, "time": format_time(now), "agreed": True},
                 )
             )
@@ -325,14 +341,16 @@ class _RoundClock:
                 out.append(
                     (
                         now,
-                        (seating.table, len(out)),
+                        (seating.segment, seating.table, len(out)),
                         {"type": "deal", **where, "hand": hand, "time": format_time(now)},
                     )
                 )
                 now += timedelta(seconds=rng.randint(300, 600))
             else:
                 now += timedelta(seconds=20)
-            out.append((now, (seating.table, len(out)), {**line, "at": format_time(now)}))
+            out.append(
+                (now, (seating.segment, seating.table, len(out)), {**line, "at": format_time(now)})
+            )
         return out
 
 

@@ -35,10 +35,11 @@ def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tour
             continue  # a trailing newline or a blank line carries nothing
         try:
             raw = decode_line(text)
+            # Parse first, so a bad time is refused under its own field's rule.
+            event = parse_event(raw)
             happened = line_time(raw) if until is not None else None
             if until is not None and happened is not None and happened > until:
                 break
-            event = parse_event(raw)
             if tournament is None:
                 if not isinstance(event, TournamentDeclared):
                     raise MalformedInput(

@@ -323,12 +323,7 @@ class Tournament:
             )
         round_format = self.format.round(event.round)
         self._check_segment(round_format, event.segment)
-        if round_format.groups > 1 and event.group is None:
-            raise MalformedInput(
-                "FM-2", "group", f"round {event.round} is played in groups; name the group"
-            )
-        if round_format.groups == 1 and event.group is not None:
-            raise MalformedInput("FM-2", "group", f"round {event.round} has no groups")
+        self._check_group(round_format, event.group)
         state = self.rounds.get(event.round)
         if state is not None and state.ended is not None:
             raise IllegalMove("FM-1", "round", f"round {event.round} has ended")
@@ -380,13 +375,21 @@ class Tournament:
             mid_break_length=timedelta(minutes=round_format.break_minutes),
         )
 
+    @staticmethod
+    def _check_group(round_format: RoundFormat, group: str | None) -> None:
+        """rule FM-2: a round played in groups names the group a segment belongs to; other
+        rounds name none."""
+        if round_format.groups > 1 and group is None:
+            raise MalformedInput(
+                "FM-2", "group", f"round {round_format.number} is played in groups; name the group"
+            )
+        if round_format.groups == 1 and group is not None:
+            raise MalformedInput("FM-2", "group", f"round {round_format.number} has no groups")
+
     def _close_segment(self, event: SegmentClosed) -> None:
         state = self._open_round(event.round)
         self._check_segment(state.format, event.segment)
-        if state.format.groups > 1 and event.group is None:
-            raise MalformedInput(
-                "FM-2", "group", f"round {event.round} is played in groups; name the group"
-            )
+        self._check_group(state.format, event.group)
         key = (event.group or "", event.segment)
         if key in state.closed:
             raise IllegalMove("CL-3", "segment", f"segment {event.segment} is closed already")

