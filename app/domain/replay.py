@@ -77,6 +77,7 @@ def report(tournament: Tournament) -> dict[str, Any]:
         "format": tournament.format.name,
         "rounds": [
             standings_report(tournament.standings(number), state.format.advance)
+            | _draw_report(tournament, number)
             for number, state in sorted(tournament.rounds.items())
         ],
         "final_ranking": [
@@ -91,6 +92,19 @@ def report(tournament: Tournament) -> dict[str, Any]:
             for place in tournament.final_ranking()
         ],
     }
+
+
+def _draw_report(tournament: Tournament, round_number: int) -> dict[str, Any]:
+    """rule SE-1: the recorded draw of a round, and the seatings that differ from it (a
+    substitute who came in, say): accepted, but shown for the organizer to check."""
+    drawn = tournament.rounds[round_number].draw
+    if drawn is None:
+        return {}
+    deviations = [
+        {"segment": segment, "player": player, "drawn_table": drawn_at, "seated_table": seated}
+        for segment, player, drawn_at, seated in tournament.draw_deviations(round_number)
+    ]
+    return {"draw": {"seed": drawn.seed, "repeats": drawn.repeats, "deviations": deviations}}
 
 
 def standings_report(standings: Standings, advance: int | None) -> dict[str, Any]:
