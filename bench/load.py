@@ -1,0 +1,185 @@
+"""What the hand-submission benchmark and the crash test share: a round 1 ready for hands,
+the tournament and its table tokens in a database, and the server as a real process.
+
+    round_one = RoundOne.generate(players=1024, seed=7)   # registrations, draw, seatings
+    tid = import_log(url, round_one.setup_lines, tmp_dir) # `scoreboard import`
+    tokens = issue_tokens(url, tid, round_one.tables)     # what `scoreboard token` does
+    with Server(url, port, log_path) as server:           # `scoreboard serve`, /api/health
+        ...
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from app.db.engine import make_engine, migrate
+from app.services.store import TournamentStore
+from bench.generate import Options, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+# Lines a judge's tablet sends rather than the organizer's log (or that need a hand first).
+TABLE_LINES = {"hand", "void", "penalty", "deal", "round_end"}
+
+Hand = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RoundOne:
+    """A generated round 1, split into the organizer's log and the judges' hands."""
+
+    setup_lines: list[str]  # tournament, registrations, draw, seatings
+    hands: dict[int, list[Hand]]  # table -> the `hand` fields of the log, in entry order
+
+    @staticmethod
+    def generate(players: int, seed: int) -> RoundOne:
+        options = Options(
+            players=players, seed=seed, format="wsom2008", until_round=1, leave_open=True
+        )
+        setup: list[str] = []
+        first_results: dict[tuple[int, int, int], Hand] = {}
+        for text in generate(options):
+            line = json.loads(text)
+            if line["type"] not in TABLE_LINES:
+                setup.append(text)
+            elif line["type"] == "hand":
+                key = (line["table"], line["segment"], line["hand"])
+                # The first entry of a hand: a correction or a re-entry after a void only
+                # changes the result, and every generated result is valid.
+                first_results.setdefault(key, line["result"])
+        hands: dict[int, list[Hand]] = {}
+        for (table, segment, hand), result in sorted(first_results.items()):
+            hands.setdefault(table, []).append(
+                {"round": 1, "segment": segment, "table": table, "hand": hand, "result": result}
+            )
+        return RoundOne(setup, hands)
+
+    @property
+    def tables(self) -> list[int]:
+        return sorted(self.hands)
+
+
+def import_log(database_url: str, lines: list[str], folder: Path) -> int:
+    """`scoreboard import LOG`, as an organizer runs it: the new tournament's id."""
+    log = folder / "round-1-setup.jsonl"
+    log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "import", str(log)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "SCOREBOARD_DATABASE_URL": database_url},
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"scoreboard import failed ({done.returncode}): {done.stderr}")
+    return int(done.stdout.strip())
+
+
+def issue_tokens(database_url: str, tournament_id: int, tables: list[int]) -> dict[int, str]:
+    """One bearer token per table, through the store call that `scoreboard token` makes
+    (one process per token would spend over a second each starting up)."""
+    migrate(database_url)
+    engine = make_engine(database_url)
+    try:
+        store = TournamentStore(engine)
+        return {table: store.issue_token(tournament_id, table) for table in tables}
+    finally:
+        engine.dispose()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """`scoreboard serve` as a real process on one database and port; its output goes to a
+    file (a pipe nobody reads would fill up and stall the server)."""
+
+    def __init__(self, database_url: str, port: int, log_path: Path) -> None:
+        self.database_url = database_url
+        self.port = port
+        self.log_path = log_path
+        self.base_url = f"http://{HOST}:{port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, ready_within: float = 30.0) -> None:
+        """Start the process and wait for /api/health: it migrates before it serves."""
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "app.cli",
+                    "serve",
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=ROOT,
+                env={**os.environ, "SCOREBOARD_DATABASE_URL": self.database_url},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + ready_within
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}: {self.log}")
+            try:
+                if httpx.get(f"{self.base_url}/api/health", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the server did not answer /api/health in {ready_within} s: {self.log}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no cleanup, requests in flight die with it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    @property
+    def log(self) -> str:
+        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        return text[-3000:]
+
+    def __enter__(self) -> Server:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+def hand_headers(token: str, key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}", "Idempotency-Key": key}
+
+
+def hands_url(base_url: str, tournament_id: int) -> str:
+    return f"{base_url}/api/tournaments/{tournament_id}/hands"
