@@ -1,0 +1,348 @@
+"""What the organizer writes: tournaments, registrations, prizes, the round 1 rate, draws,
+the schedule, clock rulings, penalties and round ends.
+
+Every function builds log lines, lets `TournamentStore.append` check them against the rules
+and commit them in one transaction (all or nothing), and returns what was appended.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from app.domain.draw import RoundDraw, draw_round
+from app.domain.errors import IllegalMove, LogError, MalformedInput, RuleViolation
+from app.domain.log import (
+    DrawRecorded,
+    Event,
+    PlayerRegistered,
+    RoundEnded,
+    ScheduleSet,
+    TournamentDeclared,
+    format_time,
+    parse_event,
+)
+from app.domain.tournament import RoundState, Tournament
+from app.services.store import Appended, Author, TournamentStore
+
+ADMIN = Author("admin")
+
+# The columns of a registration CSV (CONTRACT §1 `player` fields).
+CSV_REQUIRED = ("id", "name", "group")
+CSV_OPTIONAL = ("country", "substitute")
+_CANONICAL_INTEGER = re.compile(r"0|[1-9][0-9]*")
+_TRUE = {"1", "true", "yes", "y", "x"}
+_FALSE = {"", "0", "false", "no", "n"}
+
+
+def new_seed() -> str:
+    """A seed for a draw the organizer did not seed (rules SE-1, ST-5: it is recorded)."""
+    return secrets.token_hex(8)
+
+
+def line_event(kind: str, fields: Mapping[str, Any]) -> Event:
+    """The event of one log line built from request fields: the log's own parser checks
+    them, so a request is refused with the same field and rule as a bad log line."""
+    return parse_event({**{k: v for k, v in fields.items() if v is not None}, "type": kind})
+
+
+def append(store: TournamentStore, tournament_id: int, events: Sequence[Event]) -> Appended:
+    return store.append(tournament_id, events, ADMIN)
+
+
+# -- tournaments --------------------------------------------------------------------------
+
+
+def create_tournament(store: TournamentStore, name: str, raw_format: object) -> Appended:
+    declared = line_event("tournament", {"name": name, "format": raw_format})
+    assert isinstance(declared, TournamentDeclared)
+    return store.create(declared, ADMIN)
+
+
+def import_log(store: TournamentStore, text: str) -> Appended:
+    """A whole log as a new tournament; a bad line raises LogError and stores nothing."""
+    return store.import_log(text.splitlines())
+
+
+# -- registrations ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """One registration as sent, and where it came from: a CSV line, or a list index."""
+
+    fields: Mapping[str, Any]
+    line: int | None  # the CSV line (the header is line 1); None for a JSON list
+    index: int
+
+
+def _row_error(row: PlayerRow, violation: RuleViolation) -> Exception:
+    """Name the row: a CSV error carries its line, a JSON error the list index."""
+    if row.line is not None:
+        return LogError(row.line, violation)
+    return type(violation)(violation.rule, f"{row.index}.{violation.field}", violation.message)
+
+
+def _check_registrations(
+    tournament: Tournament, rows: Sequence[PlayerRow], events: Sequence[PlayerRegistered]
+) -> None:
+    """The registration rules, checked row by row so that an error names its row; the
+    append checks them again as a whole (all or nothing)."""
+    groups = tournament.format.round(1).group_names
+    round_one_ended = tournament.rounds[1].ended is not None
+    taken = {str(player) for player in tournament.players}
+    for row, event in zip(rows, events, strict=True):
+        if str(event.player) in taken:
+            raise _row_error(
+                row,
+                IllegalMove("CONTRACT §1", "id", f"player {event.player!r} is already registered"),
+            )
+        if event.group not in groups:
+            raise _row_error(
+                row,
+                MalformedInput(
+                    "FM-2", "group", f"this format's round 1 has groups {', '.join(groups)}"
+                ),
+            )
+        if round_one_ended and not event.substitute:
+            raise _row_error(
+                row,
+                IllegalMove(
+                    "FM-2", "id", "round 1 has ended; only substitutes can still be registered"
+                ),
+            )
+        taken.add(str(event.player))
+
+
+def register_players(
+    store: TournamentStore, tournament_id: int, rows: Sequence[PlayerRow]
+) -> Appended:
+    """Every registration in one append: all of them, or none (CONTRACT §1 `player`)."""
+    if not rows:
+        raise MalformedInput("CONTRACT §1", "body", "lists no players")
+    events: list[PlayerRegistered] = []
+    for row in rows:
+        try:
+            event = line_event("player", row.fields)
+        except RuleViolation as violation:
+            raise _row_error(row, violation) from violation
+        assert isinstance(event, PlayerRegistered)
+        events.append(event)
+    store.read(tournament_id, lambda t, _: _check_registrations(t, rows, events))
+    return append(store, tournament_id, events)
+
+
+def csv_player_rows(text: str) -> list[PlayerRow]:
+    """The rows of a registration CSV (header id,name,group,country,substitute; country and
+    substitute may be left out). An id written as a plain integer ("17") is registered as
+    the integer 17, as logs written by other programs name it; any other id stays a string."""
+    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    header = [name.strip() for name in reader.fieldnames or ()]
+    missing = [name for name in CSV_REQUIRED if name not in header]
+    if missing:
+        raise LogError(
+            1,
+            MalformedInput(
+                "CONTRACT §1",
+                missing[0],
+                f"the CSV header needs the columns {', '.join(CSV_REQUIRED)} "
+                f"(and may have {', '.join(CSV_OPTIONAL)})",
+            ),
+        )
+    unknown = [name for name in header if name not in CSV_REQUIRED + CSV_OPTIONAL]
+    if unknown:
+        raise LogError(
+            1, MalformedInput("CONTRACT §1", unknown[0], "is not a column of a registration CSV")
+        )
+    reader.fieldnames = header
+    rows = []
+    for index, record in enumerate(reader):
+        line = reader.line_num
+        if None in record:
+            raise LogError(
+                line, MalformedInput("CONTRACT §1", "row", "has more cells than the header")
+            )
+        cells = {key: (value or "").strip() for key, value in record.items()}
+        if not any(cells.values()):
+            continue  # a blank row carries nothing
+        if not cells["id"]:
+            raise LogError(line, MalformedInput("CONTRACT §1", "id", "is empty"))
+        fields: dict[str, Any] = {
+            "id": _csv_id(cells["id"]),
+            "name": cells["name"],
+            "group": cells["group"],
+        }
+        if cells.get("country"):
+            fields["country"] = cells["country"]
+        substitute = cells.get("substitute", "").lower()
+        if substitute not in _TRUE | _FALSE:
+            raise LogError(
+                line,
+                MalformedInput(
+                    "FM-9",
+                    "substitute",
+                    f"must be true or false (or 1/0, yes/no), got {substitute!r}",
+                ),
+            )
+        if substitute in _TRUE:
+            fields["substitute"] = True
+        rows.append(PlayerRow(fields, line, index))
+    return rows
+
+
+def _csv_id(cell: str) -> str | int:
+    return int(cell) if _CANONICAL_INTEGER.fullmatch(cell) else cell
+
+
+# -- draws --------------------------------------------------------------------------------
+
+
+def _round_to_play(tournament: Tournament, number: int, rule: str) -> RoundState:
+    """A round that has begun and not ended."""
+    if not tournament.format.has_round(number):
+        raise MalformedInput(
+            "FM-1", "round", f"this format has rounds 1 to {tournament.format.final_round}"
+        )
+    state = tournament.rounds.get(number)
+    if state is None:
+        raise IllegalMove(
+            "FM-1", "round", f"round {number} has not begun: round {number - 1} has not ended"
+        )
+    if state.ended is not None:
+        raise IllegalMove(rule, "round", f"round {number} has ended")
+    return state
+
+
+def draw(
+    store: TournamentStore, tournament_id: int, round_number: int, seed: str | None
+) -> tuple[Appended, RoundDraw]:
+    """rule SE-1: draw a round and record the seed with every seating of the round, in one
+    append (the `draw` line, then each segment's `seating` lines)."""
+    declared = line_event(
+        "draw", {"round": round_number, "seed": seed if seed is not None else new_seed()}
+    )
+    assert isinstance(declared, DrawRecorded)
+    chosen = declared.seed
+
+    def drawn(tournament: Tournament, _: int) -> RoundDraw:
+        state = _round_to_play(tournament, round_number, "SE-1")
+        if state.draw is not None:
+            raise IllegalMove(
+                "SE-1",
+                "round",
+                f"round {round_number} was drawn already (seed {state.draw.seed!r})",
+            )
+        return draw_round(state.format, tournament.round_groups(state), chosen)
+
+    result = store.read(tournament_id, drawn)
+
+    def same_draw(_: Session, __: Appended, tournament: Tournament) -> None:
+        # The `draw` line reruns the draw with the players as they are at the append; a
+        # registration in between would leave the seatings behind the seed.
+        state = tournament.rounds[round_number]
+        if state.draw is None or state.draw.seatings != result.seatings:
+            raise IllegalMove(
+                "SE-1", "round", "the players of the round changed during the draw; draw again"
+            )
+
+    appended = store.append(
+        tournament_id,
+        [declared, *result.seatings],
+        ADMIN,
+        finish=same_draw,
+    )
+    return appended, result
+
+
+# -- the schedule -------------------------------------------------------------------------
+
+
+def open_segment(
+    store: TournamentStore, tournament_id: int, round_number: int, segment: int, group: str | None
+) -> Appended:
+    """Start a segment now, by the server's clock: its `schedule` line (rule FM-8). A
+    segment that has a schedule already keeps it (change it with a schedule line)."""
+    event = line_event(
+        "schedule",
+        {
+            "round": round_number,
+            "segment": segment,
+            "start": format_time(store.clock()),
+            "group": group,
+        },
+    )
+    assert isinstance(event, ScheduleSet)
+    key = (round_number, group or "", segment)
+
+    def refuse(start: datetime) -> IllegalMove:
+        where = f"segment {segment} of round {round_number}" + (
+            f" (group {group})" if group else ""
+        )
+        return IllegalMove(
+            "FM-8", "segment", f"{where} is scheduled already, to start at {format_time(start)}"
+        )
+
+    def unscheduled(tournament: Tournament, _: int) -> None:
+        start = tournament.schedule.get(key)
+        if start is not None:
+            raise refuse(start)
+
+    def first_schedule(_: Session, __: Appended, tournament: Tournament) -> None:
+        # Two organizers opening the segment at once: only the first start stands.
+        earlier = [
+            e.start
+            for e in tournament.events[:-1]
+            if isinstance(e, ScheduleSet) and (e.round, e.group or "", e.segment) == key
+        ]
+        if earlier:
+            raise refuse(earlier[-1])
+
+    store.read(tournament_id, unscheduled)
+    return store.append(tournament_id, [event], ADMIN, finish=first_schedule)
+
+
+# -- round ends ---------------------------------------------------------------------------
+
+
+def end_round(
+    store: TournamentStore, tournament_id: int, round_number: int, draw_seed: str | None
+) -> tuple[Appended, RoundEnded]:
+    """Close a round. When players are still level at the cut after the tie-break and no
+    seed was given, the server draws one (rule ST-5): the `round_end` line records it, so
+    anyone can rerun the draw and get the same outcome."""
+
+    def seed_needed(tournament: Tournament, _: int) -> bool:
+        _round_to_play(tournament, round_number, "FM-1")
+        cut = tournament.standings(round_number).cut
+        return cut is not None and cut.tie is not None and cut.tie.draw_pending
+
+    fields = {"round": round_number, "draw_seed": draw_seed}
+    line_event("round_end", fields)  # a bad seed is refused before the standings are ranked
+    if draw_seed is None and store.read(tournament_id, seed_needed):
+        fields["draw_seed"] = new_seed()
+    event = line_event("round_end", fields)
+    assert isinstance(event, RoundEnded)
+    return append(store, tournament_id, [event]), event
+
+
+__all__ = [
+    "ADMIN",
+    "PlayerRow",
+    "append",
+    "create_tournament",
+    "csv_player_rows",
+    "draw",
+    "end_round",
+    "import_log",
+    "line_event",
+    "open_segment",
+    "register_players",
+]
