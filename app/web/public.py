@@ -1,0 +1,526 @@
+"""The public read API: standings, tables, clocks, players, audit lists and the log.
+
+No credential is needed and nothing is written. Every figure comes from the log through the
+domain's own reports (`app.domain.replay`), so the API and `scoreboard replay` agree.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from weakref import WeakKeyDictionary
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session
+
+from app.db import queries
+from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.hands import PlayerId
+from app.domain.log import PlayerRegistered, format_time
+from app.domain.replay import clock_report, report
+from app.domain.tournament import RoundState, Tournament
+from app.services.errors import NotFound
+from app.services.store import TournamentStore
+from app.web.deps import StoreDep
+from app.web.errors import PROBLEM_RESPONSES
+
+# No credential, so no 401 or 403: a tournament, round or player that is not there, or bad input.
+router = APIRouter(
+    prefix="/api/tournaments",
+    tags=["public"],
+    responses={status: PROBLEM_RESPONSES[status] for status in (404, 409, 422)},
+)
+
+PlayerRef = str | int
+SEAT_NAMES = ("east", "south", "west", "north")
+RoundParam = Annotated[
+    int | None, Query(alias="round", ge=1, description="The round (default: the current round)")
+]
+
+
+# -- the report shapes (CONTRACT §2, app.domain.replay) ---------------------------------
+
+
+class StandingRow(BaseModel):
+    player: PlayerRef
+    rank: int
+    carry_in: str = Field(description="Exact, as a reduced fraction (rule SC-4)")
+    play: str
+    total: str
+    shown: str = Field(description="2 decimals, rounded down (rule SC-5)")
+    status: Literal["advanced", "eliminated", "playing", "finished"]
+    position: int
+    above_cut: bool | None
+    distance: str | None = Field(description="To the cut line (rule ST-3)")
+    distance_shown: str | None
+
+
+class TieReport(BaseModel):
+    """rule ST-7: a tie at the cut and how the tie-break (ST-4) and the draw (ST-5) decide it."""
+
+    total: str
+    players: list[PlayerRef]
+    places: int
+    hands: dict[str, list[int]]
+    advance_by_hands: list[PlayerRef]
+    draw_among: list[PlayerRef]
+    draw_places: int
+    draw_seed: str | None
+    draw_winners: list[PlayerRef] | None
+    draw_pending: bool
+
+
+class CutReport(BaseModel):
+    advance: int
+    line_total: str | None
+    next_total: str | None
+    tie: TieReport | None
+
+
+class DrawDeviation(BaseModel):
+    segment: int
+    player: PlayerRef
+    drawn_table: int | None
+    seated_table: int
+
+
+class DrawReport(BaseModel):
+    """rule SE-1: the round's recorded draw, and the seatings that differ from it."""
+
+    seed: str
+    repeats: int
+    deviations: list[DrawDeviation]
+
+
+class RoundStandings(BaseModel):
+    # Fields replay adds later pass through, so the API keeps the shape of replay.
+    model_config = ConfigDict(extra="allow")
+
+    round: int
+    advance: int | None
+    ended: bool
+    cut: CutReport | None
+    standings: list[StandingRow]
+    draw: DrawReport | None = Field(default=None, description="Left out before the draw")
+
+
+class FinalPlaceReport(BaseModel):
+    player: PlayerRef
+    rank: int
+    prize: str
+    prize_shown: str
+    round: int
+    total: str
+
+
+class StandingsAnswer(BaseModel):
+    """The shape of `scoreboard replay` (CONTRACT §2) for one round, with the version."""
+
+    version: int
+    rounds: list[RoundStandings]
+    final_ranking: list[FinalPlaceReport]
+
+
+class ClockReport(BaseModel):
+    """A table's clock: the server's time and the deadlines (rule CL-6)."""
+
+    round: int
+    segment: int
+    table: int
+    group: str | None
+    phase: str
+    server_time: str
+    starts_at: str | None
+    deadline: str | None
+    seconds_left: int | None
+    seconds_over: int | None
+    break_ends: str | None
+    break_seconds_left: int | None
+    hands_completed: int
+    planned_hands: int
+    play_all: bool
+
+
+# -- the other answers ------------------------------------------------------------------
+
+
+class TournamentListed(BaseModel):
+    id: int
+    name: str
+    version: int
+
+
+class RoundSummary(BaseModel):
+    round: int
+    advance: int | None
+    segments: int
+    segment_kind: str
+    hands_per_segment: int
+    begun: bool
+    ended: bool
+
+
+class TournamentSummary(BaseModel):
+    id: int
+    name: str
+    format: str
+    version: int
+    current_round: int
+    players: int
+    rounds: list[RoundSummary]
+    complete: bool
+
+
+class TableRow(BaseModel):
+    round: int
+    segment: int
+    table: int
+    group: str | None
+    seats: list[PlayerRef] = Field(description="east, south, west, north at the segment's start")
+    hands_entered: list[int]
+    next_hand: int | None
+    next_dealer: PlayerRef | None
+    closed: bool
+    clock: ClockReport | None = Field(description="Only for each table's current segment")
+
+
+class TablesAnswer(BaseModel):
+    version: int
+    round: int
+    tables: list[TableRow]
+
+
+class AuditLine(BaseModel):
+    seq: int
+    version: int
+    entered_by: str
+    token_id: int | None
+    entered_at: str
+    line: dict[str, Any]
+
+
+class AuditAnswer(BaseModel):
+    tournament: int
+    table: int
+    round: int | None
+    lines: list[AuditLine]
+
+
+class Registration(BaseModel):
+    id: PlayerRef
+    name: str
+    group: str
+    substitute: bool
+    country: str | None
+
+
+class SeatInSegment(BaseModel):
+    segment: int
+    table: int
+    seat: Literal["east", "south", "west", "north"]
+
+
+class PenaltyReport(BaseModel):
+    points: int
+    reason: str
+
+
+class PlayerRound(BaseModel):
+    """A player's round; the standing fields are None for a substitute (rule FM-9)."""
+
+    round: int
+    carry_in: str | None
+    play: str | None
+    total: str | None
+    shown: str | None
+    rank: int | None
+    position: int | None
+    status: str | None
+    above_cut: bool | None
+    distance: str | None
+    distance_shown: str | None
+    seats: list[SeatInSegment]
+    winning_hands: list[int] = Field(description="This round's winning values (rule ST-4)")
+    penalties: list[PenaltyReport]
+
+
+class PlayerAnswer(BaseModel):
+    version: int
+    player: Registration
+    rounds: list[PlayerRound]
+
+
+class ClocksAnswer(BaseModel):
+    server_time: str
+    tables: list[ClockReport]
+
+
+# -- the report of each tournament's latest version -------------------------------------
+
+# `report` ranks and formats every round; readers outnumber writers, so each store keeps the
+# report of each tournament's latest version. Derived from the log, like the store's cache.
+_reports: WeakKeyDictionary[TournamentStore, dict[int, tuple[int, dict[str, Any]]]] = (
+    WeakKeyDictionary()
+)
+
+
+_reports_guard = threading.Lock()
+
+
+def _report(
+    store: TournamentStore, tournament_id: int, tournament: Tournament, version: int
+) -> dict[str, Any]:
+    """The replay report of this version; call it inside `store.read` (under the lock)."""
+    with _reports_guard:
+        known = _reports.setdefault(store, {})
+    cached = known.get(tournament_id)
+    if cached is None or cached[0] != version:
+        cached = (version, report(tournament))
+        known[tournament_id] = cached
+    return cached[1]
+
+
+def _round(tournament: Tournament, number: int | None) -> RoundState:
+    if number is None:
+        return tournament.current_round
+    if not tournament.format.has_round(number):
+        raise MalformedInput(
+            "FM-1", "round", f"this format has rounds 1 to {tournament.format.final_round}"
+        )
+    state = tournament.rounds.get(number)
+    if state is None:
+        raise IllegalMove("FM-1", "round", f"round {number} has not begun")
+    return state
+
+
+def _player(tournament: Tournament, player_id: str) -> PlayerRegistered:
+    for player, registered in tournament.players.items():
+        if str(player) == player_id:
+            return registered
+    raise NotFound(f"player {player_id!r} is not registered in this tournament")
+
+
+# -- routes -----------------------------------------------------------------------------
+
+
+@router.get("", response_model=list[TournamentListed])
+def list_tournaments(store: StoreDep) -> list[TournamentListed]:
+    """Every tournament on this server."""
+    with Session(store.engine) as session:
+        rows = queries.list_tournaments(session)
+    return [TournamentListed(id=row.id or 0, name=row.name, version=row.version) for row in rows]
+
+
+@router.get("/{tournament_id}", response_model=TournamentSummary)
+def tournament_summary(tournament_id: int, store: StoreDep) -> TournamentSummary:
+    """The tournament's format, its rounds so far and the current round."""
+
+    def view(tournament: Tournament, version: int) -> TournamentSummary:
+        rounds = []
+        for round_format in tournament.format.rounds:
+            state = tournament.rounds.get(round_format.number)
+            rounds.append(
+                RoundSummary(
+                    round=round_format.number,
+                    advance=round_format.advance,
+                    segments=round_format.segments,
+                    segment_kind=round_format.segment_kind,
+                    hands_per_segment=round_format.hands_per_segment,
+                    begun=state is not None,
+                    ended=state is not None and state.ended is not None,
+                )
+            )
+        return TournamentSummary(
+            id=tournament_id,
+            name=tournament.name,
+            format=tournament.format.name,
+            version=version,
+            current_round=tournament.current_round.number,
+            players=len(tournament.players),
+            rounds=rounds,
+            complete=tournament.complete,
+        )
+
+    return store.read(tournament_id, view)
+
+
+@router.get(
+    "/{tournament_id}/standings", response_model=StandingsAnswer, response_model_exclude_unset=True
+)
+def standings(
+    tournament_id: int, store: StoreDep, round_number: RoundParam = None
+) -> dict[str, Any]:
+    """One round's standings with the cut line and any tie at it (rules ST-1 to ST-7), and
+    the final ranking so far (PR-1 to PR-3): the shape of `scoreboard replay` (CONTRACT §2)."""
+
+    def view(tournament: Tournament, version: int) -> dict[str, Any]:
+        number = _round(tournament, round_number).number
+        full = _report(store, tournament_id, tournament, version)
+        return {
+            "version": version,
+            "rounds": [r for r in full["rounds"] if r["round"] == number],
+            "final_ranking": full["final_ranking"],
+        }
+
+    return store.read(tournament_id, view)
+
+
+@router.get("/{tournament_id}/tables", response_model=TablesAnswer)
+def tables(tournament_id: int, store: StoreDep, round_number: RoundParam = None) -> TablesAnswer:
+    """Every table of a round in every segment: seats, hands entered, the next dealer, and
+    the clock of each table's current segment (rule CL-6)."""
+    now = store.clock()
+
+    def view(tournament: Tournament, version: int) -> TablesAnswer:
+        state = _round(tournament, round_number)
+        clocks = {
+            (c.segment, c.table): c
+            for c in (tournament.table_clocks(now) if state is tournament.current_round else [])
+        }
+        rows = []
+        for (segment, number), table in sorted(state.tables.items()):
+            next_hand = table.last_hand + 1
+            planned = next_hand <= state.format.hands_per_segment
+            clock = clocks.get((segment, number))
+            rows.append(
+                TableRow(
+                    round=state.number,
+                    segment=segment,
+                    table=number,
+                    group=table.group or None,
+                    seats=list(table.seats),
+                    hands_entered=sorted(table.hands),
+                    next_hand=next_hand if planned else None,
+                    next_dealer=tournament.dealer(state.number, segment, number, next_hand)
+                    if planned
+                    else None,
+                    closed=(table.group, segment) in state.closed,
+                    clock=None if clock is None else ClockReport(**clock_report(clock)),
+                )
+            )
+        return TablesAnswer(version=version, round=state.number, tables=rows)
+
+    return store.read(tournament_id, view)
+
+
+@router.get("/{tournament_id}/tables/{table}/audit", response_model=AuditAnswer)
+def table_audit(
+    tournament_id: int,
+    table: int,
+    store: StoreDep,
+    round_number: RoundParam = None,
+) -> AuditAnswer:
+    """Every log line naming the table, or entered with its judges' tokens (a penalty names
+    the player, not the table), oldest first, with who entered it and when."""
+    with Session(store.engine) as session:
+        if queries.get_tournament(session, tournament_id) is None:
+            raise NotFound(f"tournament {tournament_id} does not exist")
+        lines = queries.table_audit_lines(session, tournament_id, table, round_number)
+    return AuditAnswer(
+        tournament=tournament_id,
+        table=table,
+        round=round_number,
+        lines=[
+            AuditLine(
+                seq=line.seq,
+                version=line.version,
+                entered_by=line.entered_by,
+                token_id=line.token_id,
+                entered_at=format_time(queries.as_utc(line.entered_at)),
+                line=json.loads(line.body),
+            )
+            for line in lines
+        ],
+    )
+
+
+@router.get("/{tournament_id}/players/{player_id}", response_model=PlayerAnswer)
+def player(tournament_id: int, player_id: str, store: StoreDep) -> PlayerAnswer:
+    """One player: the registration, and each round played: standing, seats, winning hands
+    and penalties. `player_id` matches an integer id by its decimal form."""
+
+    def view(tournament: Tournament, version: int) -> PlayerAnswer:
+        registered = _player(tournament, player_id)
+        full = _report(store, tournament_id, tournament, version)
+        rows = {
+            r["round"]: next((s for s in r["standings"] if s["player"] == registered.player), None)
+            for r in full["rounds"]
+        }
+        rounds = [
+            _player_round(state, registered.player, rows.get(number))
+            for number, state in sorted(tournament.rounds.items())
+            if rows.get(number) is not None
+            or any(p == registered.player for (_, p) in state.seat_of)
+        ]
+        return PlayerAnswer(
+            version=version,
+            player=Registration(
+                id=registered.player,
+                name=registered.name,
+                group=registered.group,
+                substitute=registered.substitute,
+                country=registered.country,
+            ),
+            rounds=rounds,
+        )
+
+    return store.read(tournament_id, view)
+
+
+def _player_round(state: RoundState, player: PlayerId, row: dict[str, Any] | None) -> PlayerRound:
+    seats = [
+        SeatInSegment(
+            segment=segment,
+            table=table,
+            seat=SEAT_NAMES[state.tables[(segment, table)].seats.index(player)],
+        )
+        for (segment, seated), table in sorted(state.seat_of.items(), key=lambda i: i[0][0])
+        if seated == player
+    ]
+    standing = {} if row is None else row
+    return PlayerRound(
+        round=state.number,
+        carry_in=standing.get("carry_in"),
+        play=standing.get("play"),
+        total=standing.get("total"),
+        shown=standing.get("shown"),
+        rank=standing.get("rank"),
+        position=standing.get("position"),
+        status=standing.get("status"),
+        above_cut=standing.get("above_cut"),
+        distance=standing.get("distance"),
+        distance_shown=standing.get("distance_shown"),
+        seats=seats,
+        winning_hands=sorted(state.winning_values.get(player, ()), reverse=True),
+        penalties=[
+            PenaltyReport(points=p.points, reason=p.reason)
+            for p in state.penalties
+            if p.player == player
+        ],
+    )
+
+
+@router.get(
+    "/{tournament_id}/log",
+    response_class=Response,
+    responses={200: {"content": {"application/x-ndjson": {}}, "description": "The log"}},
+)
+def export_log(tournament_id: int, store: StoreDep) -> Response:
+    """The tournament's log as JSON Lines (CONTRACT §1), line for line as stored: replay it
+    offline with `scoreboard replay`, or import it on another server."""
+    lines = store.export(tournament_id)
+    return Response("\n".join(lines) + "\n", media_type="application/x-ndjson")
+
+
+@router.get("/{tournament_id}/clocks", response_model=ClocksAnswer)
+def table_clocks(tournament_id: int, store: StoreDep) -> ClocksAnswer:
+    """Every table's clock in the round being played, by the server's time (rule CL-6)."""
+    now: datetime = store.clock()
+    tables = store.read(
+        tournament_id, lambda t, _: [ClockReport(**clock_report(c)) for c in t.table_clocks(now)]
+    )
+    return ClocksAnswer(server_time=format_time(now), tables=tables)
