@@ -2,8 +2,10 @@
 
 from fastapi import APIRouter
 
-from app.web import health, judges
+from app.web import admin, health, judges, public
 
 router = APIRouter()
 router.include_router(health.router)
 router.include_router(judges.router)
+router.include_router(admin.router)
+router.include_router(public.router)

@@ -1,0 +1,378 @@
+"""The organizer's API: tournaments, registrations, prizes, the round 1 rate, draws, the
+schedule, clock rulings, penalties, round ends and judges' tokens.
+
+Every route needs the admin token. Every write appends log lines through the store in one
+transaction and answers with the new version and the lines it appended.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from app.domain.draw import RoundDraw
+from app.domain.replay import standings_report
+from app.services import admin
+from app.services.admin import PlayerRow
+from app.services.store import Appended
+from app.web.deps import StoreDep, require_admin
+from app.web.errors import PROBLEM_RESPONSES, Problem
+from app.web.judges import Recorded
+from app.web.public import RoundStandings
+
+router = APIRouter(
+    prefix="/api/tournaments",
+    tags=["admin"],
+    # Every route needs the admin token (require_admin, the check behind AdminDep). Only a
+    # body that is not JSON at all is refused (422) before the token is looked at.
+    dependencies=[Depends(require_admin)],
+    responses=PROBLEM_RESPONSES,
+)
+
+PlayerRef = str | int
+LOG_MEDIA_TYPES = ("text/plain", "application/x-ndjson", "application/jsonl")
+CSV_MEDIA_TYPES = ("text/csv", "text/plain", "application/csv")
+
+
+def _text_body(media_types: tuple[str, ...], example: str) -> dict[str, Any]:
+    """OpenAPI for a route that reads its body as text itself."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {
+                media: {"schema": {"type": "string"}, "example": example} for media in media_types
+            },
+        }
+    }
+
+
+async def _read_text(request: Request, media_types: tuple[str, ...]) -> str:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media not in media_types:
+        raise HTTPException(415, f"send the body as one of {', '.join(media_types)}")
+    try:
+        return (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise HTTPException(422, "the body is not UTF-8 text") from error
+
+
+# -- request and answer models ----------------------------------------------------------
+
+
+class AdminRequest(BaseModel):
+    """A request body: an unknown field is refused, so a misspelt `draw_seed` is never
+    taken for a missing one (the server would draw a seed of its own)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TournamentBody(AdminRequest):
+    name: str = Field(min_length=1)
+    format: str | dict[str, Any] = Field(
+        description='A preset ("wsom2008", "wsom2007") or a custom format object',
+        examples=["wsom2008", {"preset": "wsom2008", "advance": [8, 4]}],
+    )
+
+
+class Created(Recorded):
+    id: int
+
+
+class Imported(BaseModel):
+    id: int
+    version: int
+    line_count: int
+
+
+class PlayerBody(AdminRequest):
+    """A `player` line (CONTRACT §1); the rules check the group and the id."""
+
+    id: PlayerRef
+    name: str
+    group: str
+    substitute: bool = False
+    country: str | None = None
+
+
+class PrizesBody(AdminRequest):
+    amounts: list[int | float | str] = Field(
+        description='Prize money by rank, index 0 = rank 1; exact strings such as "1000/3" too'
+    )
+
+
+class RateBody(AdminRequest):
+    rate: str = Field(description='The round 1 to 2 carry-over rate, exact ("1/4")')
+
+
+class DrawBody(AdminRequest):
+    seed: str | None = Field(default=None, description="Leave out for a server-drawn seed")
+
+
+class SeatingAnswer(BaseModel):
+    segment: int
+    table: int
+    seats: list[PlayerRef] = Field(description="east, south, west, north")
+
+
+class DrawAnswer(Recorded):
+    round: int
+    seed: str
+    repeats: int = Field(description="Meetings the rotation could not avoid (rule SE-2)")
+    seatings: list[SeatingAnswer]
+
+
+class SegmentBody(AdminRequest):
+    round: int = Field(ge=1)
+    segment: int = Field(ge=1)
+    group: str | None = Field(default=None, description="Round 1 only, and needed there")
+
+
+class ScheduleBody(SegmentBody):
+    start: str = Field(description='ISO 8601 with its offset, e.g. "2026-11-29T09:00:00Z"')
+
+
+class TableBody(AdminRequest):
+    round: int = Field(ge=1)
+    segment: int = Field(ge=1)
+    table: int = Field(ge=1)
+
+
+class ExtensionBody(TableBody):
+    minutes: int
+
+
+class PlayAllBody(TableBody):
+    reason: str
+
+
+class PenaltyBody(AdminRequest):
+    round: int = Field(ge=1)
+    player: PlayerRef
+    points: int = Field(description="Negative for a deduction (rule PN-1)")
+    reason: str
+
+
+class RoundEndBody(AdminRequest):
+    draw_seed: str | None = Field(
+        default=None,
+        description="Seed of the draw at the cut; the server draws one if it is needed (ST-5)",
+    )
+
+
+class RoundEndAnswer(Recorded):
+    round: int
+    draw_seed: str | None
+    seed_generated: bool
+    standings: RoundStandings
+
+
+class TokenBody(AdminRequest):
+    table: int = Field(ge=1)
+
+
+class TokenAnswer(BaseModel):
+    tournament: int
+    table: int
+    token: str = Field(description="The judge's bearer token; shown once, only its hash is kept")
+
+
+def _recorded(appended: Appended) -> dict[str, Any]:
+    return {
+        "tournament": appended.tournament_id,
+        "version": appended.version,
+        "seq": appended.first_seq,
+        "lines": [json.loads(line) for line in appended.lines],
+    }
+
+
+def _lines(store: StoreDep, tournament_id: int, kind: str, body: BaseModel) -> Recorded:
+    """Append the one log line a request body describes."""
+    event = admin.line_event(kind, body.model_dump())
+    return Recorded(**_recorded(admin.append(store, tournament_id, [event])))
+
+
+# -- tournaments ------------------------------------------------------------------------
+
+
+@router.post("", status_code=201, response_model=Created)
+def create_tournament(body: TournamentBody, store: StoreDep) -> Created:
+    """A new tournament: its first log line names it and its format (rules FM-1 to FM-9)."""
+    appended = admin.create_tournament(store, body.name, body.format)
+    return Created(id=appended.tournament_id, **_recorded(appended))
+
+
+@router.post(
+    "/import",
+    status_code=201,
+    response_model=Imported,
+    responses={415: {"model": Problem}},
+    openapi_extra=_text_body(
+        LOG_MEDIA_TYPES, '{"type":"tournament","name":"WSOM","format":"wsom2008"}\n'
+    ),
+)
+async def import_log(request: Request, store: StoreDep) -> Imported:
+    """A whole log (JSON Lines, CONTRACT §1) as a new tournament, stored line for line; a bad
+    line is refused with its number, field and rule, and nothing is stored."""
+    text = await _read_text(request, LOG_MEDIA_TYPES)
+    # Replaying and storing a whole log takes a while: off the event loop.
+    appended = await run_in_threadpool(admin.import_log, store, text)
+    return Imported(
+        id=appended.tournament_id, version=appended.version, line_count=len(appended.lines)
+    )
+
+
+# -- registrations, prizes, the rate ----------------------------------------------------
+
+
+@router.post("/{tournament_id}/players", status_code=201, response_model=Recorded)
+def register_players(tournament_id: int, body: list[PlayerBody], store: StoreDep) -> Recorded:
+    """Register players, all or none; an error names the list index and the field."""
+    rows = [PlayerRow(player.model_dump(), None, index) for index, player in enumerate(body)]
+    return Recorded(**_recorded(admin.register_players(store, tournament_id, rows)))
+
+
+@router.post(
+    "/{tournament_id}/players.csv",
+    status_code=201,
+    response_model=Recorded,
+    responses={415: {"model": Problem}},
+    openapi_extra=_text_body(
+        CSV_MEDIA_TYPES, "id,name,group,country,substitute\n1,Aiko Ahn,A,JP,\n"
+    ),
+)
+async def register_players_csv(tournament_id: int, request: Request, store: StoreDep) -> Recorded:
+    """Register players from a CSV (header id,name,group,country,substitute), all or none;
+    an error names the CSV line (`line`, the header is line 1) and the field."""
+    text = await _read_text(request, CSV_MEDIA_TYPES)
+    rows = admin.csv_player_rows(text)
+    appended = await run_in_threadpool(admin.register_players, store, tournament_id, rows)
+    return Recorded(**_recorded(appended))
+
+
+@router.post("/{tournament_id}/prizes", status_code=201, response_model=Recorded)
+def set_prizes(tournament_id: int, body: PrizesBody, store: StoreDep) -> Recorded:
+    """The prize table by rank (rule PR-2); a later table replaces it."""
+    return _lines(store, tournament_id, "prizes", body)
+
+
+@router.post("/{tournament_id}/carry-over-rate", status_code=201, response_model=Recorded)
+def set_carry_over_rate(tournament_id: int, body: RateBody, store: StoreDep) -> Recorded:
+    """The round 1 to 2 carry-over rate (rule SC-3), until round 1 starts."""
+    event = admin.line_event("carry_over_rate", {"round": 1, "rate": body.rate})
+    return Recorded(**_recorded(admin.append(store, tournament_id, [event])))
+
+
+# -- the draw ---------------------------------------------------------------------------
+
+
+@router.post(
+    "/{tournament_id}/rounds/{round_number}/draw", status_code=201, response_model=DrawAnswer
+)
+def draw_round(
+    tournament_id: int,
+    round_number: int,
+    store: StoreDep,
+    body: Annotated[DrawBody | None, Body()] = None,
+) -> DrawAnswer:
+    """Draw a round's seats for every segment (rules SE-1 to SE-3, FM-9) and record the seed
+    with them; without a seed the server draws one."""
+    seed = body.seed if body is not None else None
+    appended, drawn = admin.draw(store, tournament_id, round_number, seed)
+    return _draw_answer(appended, drawn)
+
+
+def _draw_answer(appended: Appended, drawn: RoundDraw) -> DrawAnswer:
+    return DrawAnswer(
+        **_recorded(appended),
+        round=drawn.round,
+        seed=drawn.seed,
+        repeats=drawn.repeats,
+        seatings=[
+            SeatingAnswer(segment=s.segment, table=s.table, seats=list(s.seats))
+            for s in drawn.seatings
+        ],
+    )
+
+
+# -- the schedule and the clocks --------------------------------------------------------
+
+
+@router.post("/{tournament_id}/schedule", status_code=201, response_model=Recorded)
+def schedule_segment(tournament_id: int, body: ScheduleBody, store: StoreDep) -> Recorded:
+    """A segment's scheduled start (rule FM-8); it can change until the segment starts."""
+    return _lines(store, tournament_id, "schedule", body)
+
+
+@router.post("/{tournament_id}/segments/open", status_code=201, response_model=Recorded)
+def open_segment(tournament_id: int, body: SegmentBody, store: StoreDep) -> Recorded:
+    """Start a segment now, by the server's clock (rules FM-8, CL-6); refused if the
+    segment is scheduled already."""
+    appended = admin.open_segment(store, tournament_id, body.round, body.segment, body.group)
+    return Recorded(**_recorded(appended))
+
+
+@router.post("/{tournament_id}/segments/close", status_code=201, response_model=Recorded)
+def close_segment(tournament_id: int, body: SegmentBody, store: StoreDep) -> Recorded:
+    """Close a segment: its tables take no new hand or deal; corrections still go in."""
+    return _lines(store, tournament_id, "segment_end", body)
+
+
+@router.post("/{tournament_id}/extensions", status_code=201, response_model=Recorded)
+def give_extension(tournament_id: int, body: ExtensionBody, store: StoreDep) -> Recorded:
+    """Extra minutes for one table's segment, the TV table (rule CL-2)."""
+    return _lines(store, tournament_id, "extension", body)
+
+
+@router.post("/{tournament_id}/play-all", status_code=201, response_model=Recorded)
+def order_play_all(tournament_id: int, body: PlayAllBody, store: StoreDep) -> Recorded:
+    """The table plays every planned hand; its clock no longer ends the segment (rule PN-2)."""
+    return _lines(store, tournament_id, "play_all", body)
+
+
+@router.post("/{tournament_id}/penalties", status_code=201, response_model=Recorded)
+def give_penalty(tournament_id: int, body: PenaltyBody, store: StoreDep) -> Recorded:
+    """A score penalty for a player of the round (rules PN-1, HS-6)."""
+    return _lines(store, tournament_id, "penalty", body)
+
+
+# -- round ends and tokens --------------------------------------------------------------
+
+
+@router.post(
+    "/{tournament_id}/rounds/{round_number}/end", status_code=201, response_model=RoundEndAnswer
+)
+def end_round(
+    tournament_id: int,
+    round_number: int,
+    store: StoreDep,
+    body: Annotated[RoundEndBody | None, Body()] = None,
+) -> RoundEndAnswer:
+    """Close a round: its standings, the cut and the carry-over into the next (rules ST-1
+    to ST-7, SC-3). A tie at the cut that the hands leave level is drawn (ST-5): with the
+    seed given, or one the server draws and records."""
+    given = body.draw_seed if body is not None else None
+    appended, event = admin.end_round(store, tournament_id, round_number, given)
+    ended = store.read(
+        tournament_id,
+        lambda t, _: standings_report(
+            t.standings(round_number), t.rounds[round_number].format.advance
+        ),
+    )
+    return RoundEndAnswer(
+        **_recorded(appended),
+        round=round_number,
+        draw_seed=event.draw_seed,
+        seed_generated=given is None and event.draw_seed is not None,
+        standings=RoundStandings(**ended),
+    )
+
+
+@router.post("/{tournament_id}/tokens", status_code=201, response_model=TokenAnswer)
+def issue_token(tournament_id: int, body: TokenBody, store: StoreDep) -> TokenAnswer:
+    """A new bearer token for one table's judge, scoped to that table only."""
+    token = store.issue_token(tournament_id, body.table)
+    return TokenAnswer(tournament=tournament_id, table=body.table, token=token)
