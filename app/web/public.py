@@ -36,7 +36,8 @@ router = APIRouter(
 )
 
 PlayerRef = str | int
-SEAT_NAMES = ("east", "south", "west", "north")
+SeatName = Literal["east", "south", "west", "north"]
+SEAT_NAMES: tuple[SeatName, ...] = ("east", "south", "west", "north")
 RoundParam = Annotated[
     int | None, Query(alias="round", ge=1, description="The round (default: the current round)")
 ]
@@ -221,7 +222,7 @@ class Registration(BaseModel):
 class SeatInSegment(BaseModel):
     segment: int
     table: int
-    seat: Literal["east", "south", "west", "north"]
+    seat: SeatName
 
 
 class PenaltyReport(BaseModel):
