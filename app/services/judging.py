@@ -184,6 +184,20 @@ def check_correction(tournament: Tournament, event: HandRecorded | HandVoided) -
         )
 
 
+def check_new_hand(tournament: Tournament, event: HandRecorded) -> None:
+    """A hand sent as new must not replace one already entered: corrections go through
+    their own endpoint, with a reason, so no retry under a fresh key changes a hand silently."""
+    state = tournament.rounds.get(event.round)
+    table = None if state is None else state.tables.get((event.segment, event.table))
+    if table is not None and event.hand in table.hands:  # a voided hand may be entered anew
+        raise IllegalMove(
+            "CONTRACT §3",
+            "hand",
+            f"hand {event.hand} at table {event.table} is already entered; "
+            "send a correction to change it",
+        )
+
+
 def table_event(
     store: TournamentStore, tournament_id: int, scope: TableScope, event: Event
 ) -> Appended:

@@ -153,8 +153,8 @@ class TournamentStore:
         """A whole log as a new tournament, in one transaction: every line is checked by
         replaying it first (a bad line raises LogError and stores nothing), then stored
         byte for byte, so an export gives the same lines back."""
+        tournament = replay_lines(lines)  # line numbers in errors count blank lines too
         kept = [line.rstrip("\r\n") for line in lines if line.strip()]
-        tournament = replay_lines(kept)
         events = [parse_line(line) for line in kept]
         at = self.clock()
         with Session(self.engine) as session:

@@ -25,6 +25,7 @@ from app.services.errors import Forbidden
 from app.services.judging import (
     TableScope,
     check_correction,
+    check_new_hand,
     hand_event,
     submit_once,
     table_event,
@@ -87,6 +88,9 @@ class HandBody(TablePlace):
 
     hand: int = Field(ge=1)
     result: HandResultBody
+    id: str | None = Field(
+        default=None, description="The hand's id in the log; if given, the Idempotency-Key"
+    )
 
 
 class CorrectionBody(HandBody):
@@ -176,9 +180,13 @@ def submit_hand(
 ) -> JSONResponse:
     """Enter a hand (CONTRACT §3). A retry with the same key returns the first answer."""
     raw = body.model_dump(mode="json", exclude_none=True)
-    status, answer = submit_once(
-        store, tournament_id, _scope(judge), key, raw, lambda _: hand_event(raw, key)
-    )
+
+    def build(tournament: Tournament) -> Any:
+        event = hand_event(raw, key)
+        check_new_hand(tournament, event)
+        return event
+
+    status, answer = submit_once(store, tournament_id, _scope(judge), key, raw, build)
     return _answer(status, answer)
 
 
