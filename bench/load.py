@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import sqlalchemy
 
-from app.db.engine import make_engine, migrate
+from app.db.engine import make_engine, migrate, normalize_url
 from app.services.store import TournamentStore
 from bench.generate import Options, generate
 
@@ -100,6 +101,21 @@ def issue_tokens(database_url: str, tournament_id: int, tables: list[int]) -> di
         engine.dispose()
 
 
+def in_own_schema(url: str, schema: str) -> str:
+    """A PostgreSQL URL whose tables live in `schema` (libpq `options` sets the search path),
+    so that a run is not disturbed by other users of the same database resetting `public`.
+    The schema is dropped and made again, empty; the server migrates it at start."""
+    engine = sqlalchemy.create_engine(normalize_url(url))
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            connection.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    finally:
+        engine.dispose()
+    separator = "&" if "?" in url else "?"
+    return f"{url}{separator}options=-csearch_path%3D{schema}"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((HOST, 0))
@@ -155,9 +171,20 @@ class Server:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=10)
 
+    def freeze(self) -> None:
+        """SIGSTOP: the process stays alive with its requests half done, as in a VM pause
+        or a swap storm, and answers nothing until `thaw`."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
+        self.thaw()  # a stopped process would not act on SIGTERM
         self.process.terminate()
         try:
             self.process.wait(timeout=10)
