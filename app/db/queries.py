@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, or_, update
+from sqlalchemy import delete, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -159,46 +159,39 @@ def retake_idempotency_key(
 
 
 def finish_idempotency_key(
-    session: Session, tournament_id: int, key: str, status_code: int, body: str
-) -> None:
-    session.execute(
+    session: Session,
+    tournament_id: int,
+    key: str,
+    claimed_at: datetime,
+    status_code: int,
+    body: str,
+) -> bool:
+    """Store the answer, in the transaction of the change it answers; False if the claim
+    was taken over meanwhile (the request looked dead and a retry owns the key now)."""
+    result = session.execute(
         update(IdempotencyRecord)
         .where(
             col(IdempotencyRecord.tournament_id) == tournament_id,
             col(IdempotencyRecord.key) == key,
+            col(IdempotencyRecord.claimed_at) == claimed_at,
+            col(IdempotencyRecord.done).is_(False),
         )
         .values(done=True, status_code=status_code, response_body=body)
     )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-def release_idempotency_key(session: Session, tournament_id: int, key: str) -> None:
-    """Forget a claim whose request was refused: the key was never used for a change."""
+def release_idempotency_key(
+    session: Session, tournament_id: int, key: str, claimed_at: datetime
+) -> None:
+    """Forget our claim on a key whose request was refused: the key was never used for a
+    change. A claim a retry has taken over is not ours to forget."""
     session.execute(
         delete(IdempotencyRecord).where(
             col(IdempotencyRecord.tournament_id) == tournament_id,
             col(IdempotencyRecord.key) == key,
+            col(IdempotencyRecord.claimed_at) == claimed_at,
             col(IdempotencyRecord.done).is_(False),
         )
     )
     session.commit()
-
-
-# -- audit lists -------------------------------------------------------------------------
-
-
-def table_audit_lines(
-    session: Session, tournament_id: int, table: int, round_number: int | None = None
-) -> Sequence[LogLine]:
-    """The audit list of one table: every line that names it, and every line its judges'
-    tokens entered (a penalty names the player, not the table), oldest first; with
-    `round_number`, that round's lines only (table numbers start again each round)."""
-    tokens = select(TableToken.id).where(
-        TableToken.tournament_id == tournament_id, TableToken.table_number == table
-    )
-    query = select(LogLine).where(
-        LogLine.tournament_id == tournament_id,
-        or_(LogLine.table_number == table, col(LogLine.token_id).in_(tokens)),
-    )
-    if round_number is not None:
-        query = query.where(LogLine.round == round_number)
-    return session.exec(query.order_by(col(LogLine.seq))).all()

@@ -12,6 +12,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import queries
+from app.db.tables import IdempotencyRecord
 from app.domain.errors import IllegalMove
 from app.domain.hands import PlayerId
 from app.domain.log import Event, HandRecorded, HandVoided, parse_event
@@ -104,26 +105,25 @@ def submit_once(
     """
     scope.check(tournament_id, _table_of(body))
     fingerprint = request_hash(body)
+    claimed_at = store.clock()
     with Session(store.engine) as session:
         existing = queries.claim_idempotency_key(
-            session, tournament_id, key, fingerprint, store.clock()
+            session, tournament_id, key, fingerprint, claimed_at
         )
         if existing is not None:
-            if existing.request_hash != fingerprint:
-                raise IdempotencyMismatch(
-                    f"Idempotency-Key {key!r} was used for another request; "
-                    "send a new key for a new hand"
-                )
-            if existing.done and existing.status_code is not None:
-                return existing.status_code, json.loads(existing.response_body or "{}")
-            claimed = queries.as_utc(existing.claimed_at)
-            now = store.clock()
-            if now - claimed < ABANDONED_CLAIM or existing.id is None:
+            stored = _stored_answer(existing, key, fingerprint)
+            if stored is not None:
+                return stored
+            claimed_at = store.clock()
+            if claimed_at - queries.as_utc(existing.claimed_at) < ABANDONED_CLAIM:
                 raise IdempotencyInProgress(
                     f"the first request with Idempotency-Key {key!r} is still being processed; "
                     "retry in a moment"
                 )
-            if not queries.retake_idempotency_key(session, existing.id, existing.claimed_at, now):
+            assert existing.id is not None
+            if not queries.retake_idempotency_key(
+                session, existing.id, existing.claimed_at, claimed_at
+            ):
                 raise IdempotencyInProgress(f"another retry of {key!r} is being processed")
 
     answer: dict[str, Any] = {}
@@ -132,18 +132,49 @@ def submit_once(
     def finish(session: Session, appended: Appended, tournament: Tournament) -> None:
         answer.update(_hand_answer(appended, tournament, event))
         answer["cut_changes"] = _cut_changes(before, _above_cut(tournament, event.round))
-        queries.finish_idempotency_key(session, tournament_id, key, status, canonical_json(answer))
+        if not queries.finish_idempotency_key(
+            session, tournament_id, key, claimed_at, status, canonical_json(answer)
+        ):
+            # A retry took our claim over while we ran: it, not we, enters the hand. Roll
+            # back, so the hand is in the log once.
+            raise _LostClaim
 
     try:
         event, before = store.read(
             tournament_id, lambda t, _: (build(t), _above_cut_if_open(t, body))
         )
         store.append(tournament_id, [event], scope.author, finish=finish)
+    except _LostClaim:
+        with Session(store.engine) as session:
+            record = queries.idempotency_record(session, tournament_id, key)
+        stored = None if record is None else _stored_answer(record, key, fingerprint)
+        if stored is not None:
+            return stored
+        raise IdempotencyInProgress(
+            f"a retry of Idempotency-Key {key!r} is being processed; retry in a moment"
+        ) from None
     except BaseException:
         with Session(store.engine) as session:
-            queries.release_idempotency_key(session, tournament_id, key)
+            queries.release_idempotency_key(session, tournament_id, key, claimed_at)
         raise
     return status, answer
+
+
+class _LostClaim(Exception):
+    """Our claim on a key was taken over by a retry while we were still running."""
+
+
+def _stored_answer(
+    record: IdempotencyRecord, key: str, fingerprint: str
+) -> tuple[int, dict[str, Any]] | None:
+    """The first answer, for a retry of the same request; another body under the key is refused."""
+    if record.request_hash != fingerprint:
+        raise IdempotencyMismatch(
+            f"Idempotency-Key {key!r} was used for another request; send a new key for a new hand"
+        )
+    if record.done and record.status_code is not None:
+        return record.status_code, json.loads(record.response_body or "{}")
+    return None
 
 
 def _table_of(body: Mapping[str, Any]) -> int:
