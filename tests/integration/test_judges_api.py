@@ -154,34 +154,38 @@ def test_the_same_key_with_another_body_is_refused_with_422(
 
 
 class GateClock:
-    """A store clock that holds the first request the second time it asks for the time,
-    which is when it writes, after its key was claimed: that request is then in progress."""
+    """A store clock (at `now`) that holds the first request once its Idempotency-Key claim
+    is committed, the next time it asks for the time (when it writes): while held, that
+    request is in progress."""
 
-    def __init__(self) -> None:
+    def __init__(self, now: datetime, store: TournamentStore, tid: int, key: str) -> None:
+        self.now = now
         self.held = threading.Event()
         self.release = threading.Event()
+        self._claimed = (store, tid, key)
         self._first_thread: int | None = None
-        self._calls = 0
         self._lock = threading.Lock()
+
+    def _claim_committed(self) -> bool:
+        store, tid, key = self._claimed
+        with Session(store.engine) as session:  # the test's own engine: committed rows only
+            return queries.idempotency_record(session, tid, key) is not None
 
     def __call__(self) -> datetime:
         with self._lock:
             if self._first_thread is None:
                 self._first_thread = threading.get_ident()
             mine = threading.get_ident() == self._first_thread
-            if mine:
-                self._calls += 1
-            hold = mine and self._calls == 2
-        if hold:
+        if mine and not self.held.is_set() and self._claim_committed():
             self.held.set()
             assert self.release.wait(30), "the test never released the first request"
-        return datetime.now(UTC)
+        return self.now
 
 
 def test_a_request_while_the_first_with_its_key_is_in_progress_gets_409(
     client: TestClient, club: Setup, store: TournamentStore, app_store: TournamentStore
 ) -> None:
-    gate = GateClock()
+    gate = GateClock(START, store, club.tid, "t1-h1")
     app_store.clock = gate
     before = snapshot(store, club.tid)
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -202,6 +206,34 @@ def test_a_request_while_the_first_with_its_key_is_in_progress_gets_409(
     assert answered.status_code == 201, answered.text
     assert post(client, club, "hands", HAND_1, key="t1-h1").json() == answered.json()
     assert len(store.export(club.tid)) == len(before[1]) + 1
+
+
+def test_a_first_request_resuming_after_its_retry_took_over_does_not_enter_the_hand_twice(
+    client: TestClient, club: Setup, store: TournamentStore, app_store: TournamentStore
+) -> None:
+    """The first request stalls (a frozen process, a long GC pause) past the abandoned-claim
+    limit, so the tablet's retry takes the claim over and enters the hand. When the first
+    request wakes up it must not append the hand a second time."""
+    gate = GateClock(START, store, club.tid, "t1-h1")
+    app_store.clock = gate
+    before = snapshot(store, club.tid)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        first = pool.submit(post, client, club, "hands", HAND_1, key="t1-h1")
+        try:
+            assert gate.held.wait(30), "the first request never reached its write"
+            gate.now = START + timedelta(minutes=1)  # the claim looks abandoned now
+            retry = post(client, club, "hands", HAND_1, key="t1-h1")
+        finally:
+            gate.release.set()
+        resumed = first.result(timeout=30)
+
+    assert retry.status_code == 201, retry.text
+    log = store.export(club.tid)
+    assert [text for text in log if '"id":"t1-h1"' in text] == [log[len(before[1])]]
+    assert store.version(club.tid) == before[0] + 1
+    assert resumed.status_code in (201, 409), resumed.text
+    if resumed.status_code == 201:
+        assert resumed.json() == retry.json()
 
 
 def test_concurrent_retries_enter_the_hand_exactly_once(
