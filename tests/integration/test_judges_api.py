@@ -545,14 +545,22 @@ def test_the_bounds_of_a_winning_value_are_accepted(
     assert response.json()["deltas"]["ami"] == 3 * value  # rule HS-2: the winner collects 3v
 
 
-def test_malformed_json_is_refused_naming_the_body(
-    client: TestClient, club: Setup, store: TournamentStore
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(b'{"round": 1, "segment":', id="cut-short"),
+        pytest.param(b"\xff\xfe", id="not-text"),
+        pytest.param(b'{"round": 1, "result": "\xe9"}', id="not-utf-8"),
+    ],
+)
+def test_a_body_that_is_not_json_is_refused_naming_the_body(
+    client: TestClient, club: Setup, store: TournamentStore, content: bytes
 ) -> None:
     before = snapshot(store, club.tid)
 
     response = client.post(
         club.url("hands"),
-        content=b'{"round": 1, "segment":',
+        content=content,
         headers={**club.headers(1, "t1-h1"), "Content-Type": "application/json"},
     )
 
