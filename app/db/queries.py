@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -75,6 +75,24 @@ def table_lines(session: Session, tournament_id: int, table: int) -> Sequence[Lo
         .where(LogLine.tournament_id == tournament_id, LogLine.table_number == table)
         .order_by(col(LogLine.seq))
     ).all()
+
+
+def table_audit_lines(
+    session: Session, tournament_id: int, table: int, round_number: int | None = None
+) -> Sequence[LogLine]:
+    """The audit list of one table: every line that names it, and every line its judges'
+    tokens entered (a penalty names the player, not the table), oldest first; with
+    `round_number`, that round's lines only (table numbers start again each round)."""
+    tokens = select(TableToken.id).where(
+        TableToken.tournament_id == tournament_id, TableToken.table_number == table
+    )
+    query = select(LogLine).where(
+        LogLine.tournament_id == tournament_id,
+        or_(LogLine.table_number == table, col(LogLine.token_id).in_(tokens)),
+    )
+    if round_number is not None:
+        query = query.where(LogLine.round == round_number)
+    return session.exec(query.order_by(col(LogLine.seq))).all()
 
 
 def add_lines(session: Session, lines: Sequence[LogLine]) -> None:

@@ -50,6 +50,10 @@ class RoundFormat:
         return self.hands_per_segment // HANDS_PER_CYCLE
 
     @property
+    def segment_plural(self) -> str:
+        return "halves" if self.segment_kind == "half" else f"{self.segment_kind}s"
+
+    @property
     def shape_rule(self) -> str:
         """The rule that gives this round its segments and hands."""
         if self.is_final:

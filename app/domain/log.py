@@ -391,7 +391,13 @@ def _early_start(f: _Fields) -> EarlyStart:
 
 
 def _extension(f: _Fields) -> ExtensionGiven:
-    return ExtensionGiven(*f.where(), f.positive("minutes", "CL-2"))
+    minutes = f.positive("minutes", "CL-2")
+    if minutes > MAX_EXTENSION_MINUTES:
+        raise MalformedInput("CL-2", "minutes", f"{minutes} minutes is more than a whole day")
+    return ExtensionGiven(*f.where(), minutes)
+
+
+MAX_EXTENSION_MINUTES = 24 * 60
 
 
 def _segment_end(f: _Fields) -> SegmentClosed:

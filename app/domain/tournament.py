@@ -236,7 +236,8 @@ class Tournament:
             raise MalformedInput(
                 fmt.shape_rule,
                 "segment",
-                f"round {fmt.number} has {fmt.segments} {fmt.segment_kind}s per group",
+                f"round {fmt.number} has {fmt.segments} {fmt.segment_plural}"
+                + (" per group" if fmt.groups > 1 else ""),
             )
 
     def _set_rate(self, event: CarryOverRateSet) -> None:

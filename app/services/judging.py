@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlmodel import Session
 
@@ -50,17 +50,27 @@ class TableScope:
         return Author("judge", token_id=self.token_id, table=self.table)
 
 
-def _above_cut(tournament: Tournament, round_number: int) -> dict[PlayerId, bool]:
+Side = Literal["above", "below", "level"]
+
+
+def _above_cut(tournament: Tournament, round_number: int) -> dict[PlayerId, Side]:
+    """Each player's side of the cut line; players tied across it are "level" until the
+    tie-break or the draw decides them (rule ST-7), not above or below by their ids."""
     standings = tournament.standings(round_number)
-    return {row.player: bool(row.above_cut) for row in standings.rows}
+    tie = standings.cut.tie if standings.cut else None
+    level = set(tie.players) if tie is not None and not standings.ended else set()
+    return {
+        row.player: "level" if row.player in level else ("above" if row.above_cut else "below")
+        for row in standings.rows
+    }
 
 
 def _cut_changes(
-    before: Mapping[PlayerId, bool], after: Mapping[PlayerId, bool]
+    before: Mapping[PlayerId, Side], after: Mapping[PlayerId, Side]
 ) -> list[dict[str, Any]]:
-    """Players a correction moved across the cut line (reported, never silent)."""
+    """Players a change moved across the cut line (reported, never silent)."""
     return [
-        {"player": player, "now": "above" if side else "below"}
+        {"player": player, "now": side}
         for player, side in after.items()
         if before.get(player) is not None and before[player] != side
     ]
@@ -182,7 +192,7 @@ def _table_of(body: Mapping[str, Any]) -> int:
     return table if isinstance(table, int) and not isinstance(table, bool) else -1
 
 
-def _above_cut_if_open(tournament: Tournament, body: Mapping[str, Any]) -> dict[PlayerId, bool]:
+def _above_cut_if_open(tournament: Tournament, body: Mapping[str, Any]) -> dict[PlayerId, Side]:
     round_number = body.get("round")
     if not isinstance(round_number, int) or round_number not in tournament.rounds:
         return {}

@@ -19,7 +19,7 @@ from app.domain.replay import standings_report
 from app.services import admin
 from app.services.admin import PlayerRow
 from app.services.store import Appended
-from app.web.deps import StoreDep, require_admin
+from app.web.deps import MAX_NUMBER, RoundNumber, StoreDep, TournamentId, require_admin
 from app.web.errors import PROBLEM_RESPONSES, Problem
 from app.web.judges import Recorded
 from app.web.public import RoundStandings
@@ -126,8 +126,8 @@ class DrawAnswer(Recorded):
 
 
 class SegmentBody(AdminRequest):
-    round: int = Field(ge=1)
-    segment: int = Field(ge=1)
+    round: int = Field(ge=1, le=MAX_NUMBER)
+    segment: int = Field(ge=1, le=MAX_NUMBER)
     group: str | None = Field(default=None, description="Round 1 only, and needed there")
 
 
@@ -136,9 +136,9 @@ class ScheduleBody(SegmentBody):
 
 
 class TableBody(AdminRequest):
-    round: int = Field(ge=1)
-    segment: int = Field(ge=1)
-    table: int = Field(ge=1)
+    round: int = Field(ge=1, le=MAX_NUMBER)
+    segment: int = Field(ge=1, le=MAX_NUMBER)
+    table: int = Field(ge=1, le=MAX_NUMBER)
 
 
 class ExtensionBody(TableBody):
@@ -150,7 +150,7 @@ class PlayAllBody(TableBody):
 
 
 class PenaltyBody(AdminRequest):
-    round: int = Field(ge=1)
+    round: int = Field(ge=1, le=MAX_NUMBER)
     player: PlayerRef
     points: int = Field(description="Negative for a deduction (rule PN-1)")
     reason: str
@@ -171,7 +171,7 @@ class RoundEndAnswer(Recorded):
 
 
 class TokenBody(AdminRequest):
-    table: int = Field(ge=1)
+    table: int = Field(ge=1, le=MAX_NUMBER)
 
 
 class TokenAnswer(BaseModel):
@@ -229,7 +229,9 @@ async def import_log(request: Request, store: StoreDep) -> Imported:
 
 
 @router.post("/{tournament_id}/players", status_code=201, response_model=Recorded)
-def register_players(tournament_id: int, body: list[PlayerBody], store: StoreDep) -> Recorded:
+def register_players(
+    tournament_id: TournamentId, body: list[PlayerBody], store: StoreDep
+) -> Recorded:
     """Register players, all or none; an error names the list index and the field."""
     rows = [PlayerRow(player.model_dump(), None, index) for index, player in enumerate(body)]
     return Recorded(**_recorded(admin.register_players(store, tournament_id, rows)))
@@ -244,7 +246,9 @@ def register_players(tournament_id: int, body: list[PlayerBody], store: StoreDep
         CSV_MEDIA_TYPES, "id,name,group,country,substitute\n1,Aiko Ahn,A,JP,\n"
     ),
 )
-async def register_players_csv(tournament_id: int, request: Request, store: StoreDep) -> Recorded:
+async def register_players_csv(
+    tournament_id: TournamentId, request: Request, store: StoreDep
+) -> Recorded:
     """Register players from a CSV (header id,name,group,country,substitute), all or none;
     an error names the CSV line (`line`, the header is line 1) and the field."""
     text = await _read_text(request, CSV_MEDIA_TYPES)
@@ -254,13 +258,13 @@ async def register_players_csv(tournament_id: int, request: Request, store: Stor
 
 
 @router.post("/{tournament_id}/prizes", status_code=201, response_model=Recorded)
-def set_prizes(tournament_id: int, body: PrizesBody, store: StoreDep) -> Recorded:
+def set_prizes(tournament_id: TournamentId, body: PrizesBody, store: StoreDep) -> Recorded:
     """The prize table by rank (rule PR-2); a later table replaces it."""
     return _lines(store, tournament_id, "prizes", body)
 
 
 @router.post("/{tournament_id}/carry-over-rate", status_code=201, response_model=Recorded)
-def set_carry_over_rate(tournament_id: int, body: RateBody, store: StoreDep) -> Recorded:
+def set_carry_over_rate(tournament_id: TournamentId, body: RateBody, store: StoreDep) -> Recorded:
     """The round 1 to 2 carry-over rate (rule SC-3), until round 1 starts."""
     event = admin.line_event("carry_over_rate", {"round": 1, "rate": body.rate})
     return Recorded(**_recorded(admin.append(store, tournament_id, [event])))
@@ -273,8 +277,8 @@ def set_carry_over_rate(tournament_id: int, body: RateBody, store: StoreDep) -> 
     "/{tournament_id}/rounds/{round_number}/draw", status_code=201, response_model=DrawAnswer
 )
 def draw_round(
-    tournament_id: int,
-    round_number: int,
+    tournament_id: TournamentId,
+    round_number: RoundNumber,
     store: StoreDep,
     body: Annotated[DrawBody | None, Body()] = None,
 ) -> DrawAnswer:
@@ -302,13 +306,13 @@ def _draw_answer(appended: Appended, drawn: RoundDraw) -> DrawAnswer:
 
 
 @router.post("/{tournament_id}/schedule", status_code=201, response_model=Recorded)
-def schedule_segment(tournament_id: int, body: ScheduleBody, store: StoreDep) -> Recorded:
+def schedule_segment(tournament_id: TournamentId, body: ScheduleBody, store: StoreDep) -> Recorded:
     """A segment's scheduled start (rule FM-8); it can change until the segment starts."""
     return _lines(store, tournament_id, "schedule", body)
 
 
 @router.post("/{tournament_id}/segments/open", status_code=201, response_model=Recorded)
-def open_segment(tournament_id: int, body: SegmentBody, store: StoreDep) -> Recorded:
+def open_segment(tournament_id: TournamentId, body: SegmentBody, store: StoreDep) -> Recorded:
     """Start a segment now, by the server's clock (rules FM-8, CL-6); refused if the
     segment is scheduled already."""
     appended = admin.open_segment(store, tournament_id, body.round, body.segment, body.group)
@@ -316,25 +320,25 @@ def open_segment(tournament_id: int, body: SegmentBody, store: StoreDep) -> Reco
 
 
 @router.post("/{tournament_id}/segments/close", status_code=201, response_model=Recorded)
-def close_segment(tournament_id: int, body: SegmentBody, store: StoreDep) -> Recorded:
+def close_segment(tournament_id: TournamentId, body: SegmentBody, store: StoreDep) -> Recorded:
     """Close a segment: its tables take no new hand or deal; corrections still go in."""
     return _lines(store, tournament_id, "segment_end", body)
 
 
 @router.post("/{tournament_id}/extensions", status_code=201, response_model=Recorded)
-def give_extension(tournament_id: int, body: ExtensionBody, store: StoreDep) -> Recorded:
+def give_extension(tournament_id: TournamentId, body: ExtensionBody, store: StoreDep) -> Recorded:
     """Extra minutes for one table's segment, the TV table (rule CL-2)."""
     return _lines(store, tournament_id, "extension", body)
 
 
 @router.post("/{tournament_id}/play-all", status_code=201, response_model=Recorded)
-def order_play_all(tournament_id: int, body: PlayAllBody, store: StoreDep) -> Recorded:
+def order_play_all(tournament_id: TournamentId, body: PlayAllBody, store: StoreDep) -> Recorded:
     """The table plays every planned hand; its clock no longer ends the segment (rule PN-2)."""
     return _lines(store, tournament_id, "play_all", body)
 
 
 @router.post("/{tournament_id}/penalties", status_code=201, response_model=Recorded)
-def give_penalty(tournament_id: int, body: PenaltyBody, store: StoreDep) -> Recorded:
+def give_penalty(tournament_id: TournamentId, body: PenaltyBody, store: StoreDep) -> Recorded:
     """A score penalty for a player of the round (rules PN-1, HS-6)."""
     return _lines(store, tournament_id, "penalty", body)
 
@@ -346,8 +350,8 @@ def give_penalty(tournament_id: int, body: PenaltyBody, store: StoreDep) -> Reco
     "/{tournament_id}/rounds/{round_number}/end", status_code=201, response_model=RoundEndAnswer
 )
 def end_round(
-    tournament_id: int,
-    round_number: int,
+    tournament_id: TournamentId,
+    round_number: RoundNumber,
     store: StoreDep,
     body: Annotated[RoundEndBody | None, Body()] = None,
 ) -> RoundEndAnswer:
@@ -372,7 +376,7 @@ def end_round(
 
 
 @router.post("/{tournament_id}/tokens", status_code=201, response_model=TokenAnswer)
-def issue_token(tournament_id: int, body: TokenBody, store: StoreDep) -> TokenAnswer:
+def issue_token(tournament_id: TournamentId, body: TokenBody, store: StoreDep) -> TokenAnswer:
     """A new bearer token for one table's judge, scoped to that table only."""
     token = store.issue_token(tournament_id, body.table)
     return TokenAnswer(tournament=tournament_id, table=body.table, token=token)

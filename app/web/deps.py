@@ -6,13 +6,20 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from app.db import queries
 from app.services.store import TournamentStore, token_hash
 from app.settings import Settings
+
+# Tournament ids, rounds, tables and hands fit the database's 32-bit integers; a bigger
+# number is refused as malformed input (422) before any query sees it.
+MAX_NUMBER = 2**31 - 1
+TournamentId = Annotated[int, Path(ge=1, le=MAX_NUMBER)]
+RoundNumber = Annotated[int, Path(le=MAX_NUMBER)]  # the rules say what a bad round is
+TableNumber = Annotated[int, Path(ge=1, le=MAX_NUMBER)]
 
 bearer = HTTPBearer(auto_error=False, description="An admin token or a judge's table token")
 

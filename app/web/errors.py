@@ -66,7 +66,8 @@ def install(app: FastAPI) -> None:
                 field="body",
                 rule="CONTRACT §3",
             )
-        location = [str(part) for part in first.get("loc", ()) if part != "body"]
+        # ("body", "result", "value") names the field "result.value"; ("header", ...) likewise
+        location = [str(part) for part in first.get("loc", ())][1:]
         field = ".".join(location) or "body"
         return problem(
             422,
@@ -77,6 +78,15 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        if error.status_code == 400:
+            # FastAPI's own answer to a body it cannot decode (not UTF-8, say): the same
+            # 422 as any other malformed body, so a tablet handles one case.
+            return problem(
+                422,
+                f"field 'body': cannot be read as JSON: {error.detail} (rule CONTRACT §3)",
+                field="body",
+                rule="CONTRACT §3",
+            )
         response = problem(error.status_code, str(error.detail))
         response.headers.update(error.headers or {})
         return response

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.log import (
     DealRecorded,
@@ -31,7 +31,7 @@ from app.services.judging import (
     table_event,
 )
 from app.services.store import Appended
-from app.web.deps import JudgeDep, StoreDep
+from app.web.deps import MAX_NUMBER, JudgeDep, StoreDep, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api/tournaments/{tournament_id}", tags=["judges"])
@@ -78,15 +78,18 @@ HandResultBody = Annotated[
 
 
 class TablePlace(BaseModel):
-    round: int = Field(ge=1)
-    segment: int = Field(ge=1)
-    table: int = Field(ge=1)
+    # Strict like the log: "10" is not 10, and true is not 1 (CONTRACT §1).
+    model_config = ConfigDict(strict=True)
+
+    round: int = Field(ge=1, le=MAX_NUMBER)
+    segment: int = Field(ge=1, le=MAX_NUMBER)
+    table: int = Field(ge=1, le=MAX_NUMBER)
 
 
 class HandBody(TablePlace):
     """The `hand` fields of the log (CONTRACT §1); the rules check the rest."""
 
-    hand: int = Field(ge=1)
+    hand: int = Field(ge=1, le=MAX_NUMBER)
     result: HandResultBody
     id: str | None = Field(
         default=None, description="The hand's id in the log; if given, the Idempotency-Key"
@@ -98,12 +101,12 @@ class CorrectionBody(HandBody):
 
 
 class VoidBody(TablePlace):
-    hand: int = Field(ge=1)
+    hand: int = Field(ge=1, le=MAX_NUMBER)
     reason: str = Field(min_length=1)
 
 
 class DealBody(TablePlace):
-    hand: int = Field(ge=1)
+    hand: int = Field(ge=1, le=MAX_NUMBER)
 
 
 class SeatsBody(TablePlace):
@@ -114,7 +117,9 @@ class SeatsBody(TablePlace):
 
 
 class JudgePenaltyBody(BaseModel):
-    round: int = Field(ge=1)
+    model_config = ConfigDict(strict=True)
+
+    round: int = Field(ge=1, le=MAX_NUMBER)
     player: PlayerRef
     points: int
     reason: str = Field(min_length=1)
@@ -122,7 +127,7 @@ class JudgePenaltyBody(BaseModel):
 
 class CutChange(BaseModel):
     player: PlayerRef
-    now: Literal["above", "below"]
+    now: Literal["above", "below", "level"]
 
 
 class HandAccepted(BaseModel):
@@ -173,10 +178,14 @@ def _answer(status: int, body: dict[str, Any]) -> JSONResponse:
     "/hands",
     status_code=201,
     response_model=HandAccepted,
-    responses={**PROBLEM_RESPONSES, 200: {"model": HandAccepted}},
+    responses=PROBLEM_RESPONSES,
 )
 def submit_hand(
-    tournament_id: int, body: HandBody, key: IdempotencyKey, store: StoreDep, judge: JudgeDep
+    tournament_id: TournamentId,
+    body: HandBody,
+    key: IdempotencyKey,
+    store: StoreDep,
+    judge: JudgeDep,
 ) -> JSONResponse:
     """Enter a hand (CONTRACT §3). A retry with the same key returns the first answer."""
     raw = body.model_dump(mode="json", exclude_none=True)
@@ -194,7 +203,11 @@ def submit_hand(
     "/corrections", status_code=201, response_model=HandAccepted, responses=PROBLEM_RESPONSES
 )
 def correct_hand(
-    tournament_id: int, body: CorrectionBody, key: IdempotencyKey, store: StoreDep, judge: JudgeDep
+    tournament_id: TournamentId,
+    body: CorrectionBody,
+    key: IdempotencyKey,
+    store: StoreDep,
+    judge: JudgeDep,
 ) -> JSONResponse:
     """Replace a hand already entered; the log keeps both, with the reason."""
     raw = body.model_dump(mode="json", exclude_none=True)
@@ -211,7 +224,11 @@ def correct_hand(
 
 @router.post("/voids", status_code=201, response_model=HandAccepted, responses=PROBLEM_RESPONSES)
 def void_hand(
-    tournament_id: int, body: VoidBody, key: IdempotencyKey, store: StoreDep, judge: JudgeDep
+    tournament_id: TournamentId,
+    body: VoidBody,
+    key: IdempotencyKey,
+    store: StoreDep,
+    judge: JudgeDep,
 ) -> JSONResponse:
     """Withdraw a hand entered by mistake, with the reason."""
     raw = body.model_dump(mode="json")
@@ -226,7 +243,9 @@ def void_hand(
 
 
 @router.post("/deals", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
-def record_deal(tournament_id: int, body: DealBody, store: StoreDep, judge: JudgeDep) -> Recorded:
+def record_deal(
+    tournament_id: TournamentId, body: DealBody, store: StoreDep, judge: JudgeDep
+) -> Recorded:
     """The tiles of a hand are completely dealt, now by the server's clock (rule CL-3)."""
     event = DealRecorded(body.round, body.segment, body.table, body.hand, store.clock())
     return _recorded(table_event(store, tournament_id, _scope(judge), event))
@@ -234,7 +253,7 @@ def record_deal(tournament_id: int, body: DealBody, store: StoreDep, judge: Judg
 
 @router.post("/early-starts", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
 def record_early_start(
-    tournament_id: int, body: TablePlace, store: StoreDep, judge: JudgeDep
+    tournament_id: TournamentId, body: TablePlace, store: StoreDep, judge: JudgeDep
 ) -> Recorded:
     """All four players agree to start now, before the schedule (rule CL-2)."""
     event = EarlyStart(body.round, body.segment, body.table, store.clock(), True)
@@ -242,7 +261,9 @@ def record_early_start(
 
 
 @router.post("/seats", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
-def record_seats(tournament_id: int, body: SeatsBody, store: StoreDep, judge: JudgeDep) -> Recorded:
+def record_seats(
+    tournament_id: TournamentId, body: SeatsBody, store: StoreDep, judge: JudgeDep
+) -> Recorded:
     """The seats drawn at the table (rule SE-5), or a cycle's seats (rules SE-8, SE-9)."""
     seats = (body.seats[0], body.seats[1], body.seats[2], body.seats[3])
     event = SeatingRecorded(body.round, body.segment, body.table, seats, body.cycle)
@@ -253,7 +274,7 @@ def record_seats(tournament_id: int, body: SeatsBody, store: StoreDep, judge: Ju
     "/table-penalties", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES
 )
 def judge_penalty(
-    tournament_id: int, body: JudgePenaltyBody, store: StoreDep, judge: JudgeDep
+    tournament_id: TournamentId, body: JudgePenaltyBody, store: StoreDep, judge: JudgeDep
 ) -> Recorded:
     """A score penalty (rule PN-1) for a player seated at the judge's table this round."""
     scope = _scope(judge)

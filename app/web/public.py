@@ -25,7 +25,7 @@ from app.domain.replay import clock_report, report
 from app.domain.tournament import RoundState, Tournament
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
-from app.web.deps import StoreDep
+from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
 
 # No credential, so no 401 or 403: a tournament, round or player that is not there, or bad input.
@@ -39,7 +39,8 @@ PlayerRef = str | int
 SeatName = Literal["east", "south", "west", "north"]
 SEAT_NAMES: tuple[SeatName, ...] = ("east", "south", "west", "north")
 RoundParam = Annotated[
-    int | None, Query(alias="round", ge=1, description="The round (default: the current round)")
+    int | None,
+    Query(alias="round", ge=1, le=MAX_NUMBER, description="The round (default: the current round)"),
 ]
 
 
@@ -317,7 +318,7 @@ def list_tournaments(store: StoreDep) -> list[TournamentListed]:
 
 
 @router.get("/{tournament_id}", response_model=TournamentSummary)
-def tournament_summary(tournament_id: int, store: StoreDep) -> TournamentSummary:
+def tournament_summary(tournament_id: TournamentId, store: StoreDep) -> TournamentSummary:
     """The tournament's format, its rounds so far and the current round."""
 
     def view(tournament: Tournament, version: int) -> TournamentSummary:
@@ -353,7 +354,7 @@ def tournament_summary(tournament_id: int, store: StoreDep) -> TournamentSummary
     "/{tournament_id}/standings", response_model=StandingsAnswer, response_model_exclude_unset=True
 )
 def standings(
-    tournament_id: int, store: StoreDep, round_number: RoundParam = None
+    tournament_id: TournamentId, store: StoreDep, round_number: RoundParam = None
 ) -> dict[str, Any]:
     """One round's standings with the cut line and any tie at it (rules ST-1 to ST-7), and
     the final ranking so far (PR-1 to PR-3): the shape of `scoreboard replay` (CONTRACT §2)."""
@@ -371,7 +372,9 @@ def standings(
 
 
 @router.get("/{tournament_id}/tables", response_model=TablesAnswer)
-def tables(tournament_id: int, store: StoreDep, round_number: RoundParam = None) -> TablesAnswer:
+def tables(
+    tournament_id: TournamentId, store: StoreDep, round_number: RoundParam = None
+) -> TablesAnswer:
     """Every table of a round in every segment: seats, hands entered, the next dealer, and
     the clock of each table's current segment (rule CL-6)."""
     now = store.clock()
@@ -410,8 +413,8 @@ def tables(tournament_id: int, store: StoreDep, round_number: RoundParam = None)
 
 @router.get("/{tournament_id}/tables/{table}/audit", response_model=AuditAnswer)
 def table_audit(
-    tournament_id: int,
-    table: int,
+    tournament_id: TournamentId,
+    table: TableNumber,
     store: StoreDep,
     round_number: RoundParam = None,
 ) -> AuditAnswer:
@@ -440,7 +443,7 @@ def table_audit(
 
 
 @router.get("/{tournament_id}/players/{player_id}", response_model=PlayerAnswer)
-def player(tournament_id: int, player_id: str, store: StoreDep) -> PlayerAnswer:
+def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> PlayerAnswer:
     """One player: the registration, and each round played: standing, seats, winning hands
     and penalties. `player_id` matches an integer id by its decimal form."""
 
@@ -510,7 +513,7 @@ def _player_round(state: RoundState, player: PlayerId, row: dict[str, Any] | Non
     response_class=Response,
     responses={200: {"content": {"application/x-ndjson": {}}, "description": "The log"}},
 )
-def export_log(tournament_id: int, store: StoreDep) -> Response:
+def export_log(tournament_id: TournamentId, store: StoreDep) -> Response:
     """The tournament's log as JSON Lines (CONTRACT §1), line for line as stored: replay it
     offline with `scoreboard replay`, or import it on another server."""
     lines = store.export(tournament_id)
@@ -518,7 +521,7 @@ def export_log(tournament_id: int, store: StoreDep) -> Response:
 
 
 @router.get("/{tournament_id}/clocks", response_model=ClocksAnswer)
-def table_clocks(tournament_id: int, store: StoreDep) -> ClocksAnswer:
+def table_clocks(tournament_id: TournamentId, store: StoreDep) -> ClocksAnswer:
     """Every table's clock in the round being played, by the server's time (rule CL-6)."""
     now: datetime = store.clock()
     tables = store.read(
