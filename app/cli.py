@@ -69,19 +69,24 @@ RoundOption = Annotated[int, typer.Option("--round", help="The round number (the
 
 def _load(command: str, log: Path, *, until: datetime | None = None) -> Tournament:
     """Replay a log for a command, turning every failure into a message and an exit code."""
+    lines = _read_lines(command, log)
     try:
-        with log.open(encoding="utf-8") as lines:
-            return replay_lines(lines, until=until)
+        return replay_lines(lines, until=until)
+    except LogError as error:
+        # The line, the field and the rule: enough to find and fix the line by hand.
+        typer.echo(f"scoreboard {command}: {log}: {error}", err=True)
+        raise typer.Exit(code=1) from error
+
+
+def _read_lines(command: str, log: Path) -> list[str]:
+    try:
+        return log.read_text(encoding="utf-8").splitlines()
     except OSError as error:
         typer.echo(f"scoreboard {command}: cannot read {log}: {error.strerror}", err=True)
         raise typer.Exit(code=2) from error
     except UnicodeDecodeError as error:
         typer.echo(f"scoreboard {command}: {log} is not UTF-8 text", err=True)
         raise typer.Exit(code=2) from error
-    except LogError as error:
-        # The line, the field and the rule: enough to find and fix the line by hand.
-        typer.echo(f"scoreboard {command}: {log}: {error}", err=True)
-        raise typer.Exit(code=1) from error
 
 
 def _refuse(command: str, violation: RuleViolation) -> NoReturn:
@@ -228,16 +233,9 @@ def migrate_database() -> None:
 @cli.command(name="import")
 def import_log(log: LogArgument) -> None:
     """Load a tournament log into the database and print the new tournament's id."""
+    lines = _read_lines("import", log)
     try:
-        text = log.read_text(encoding="utf-8")
-    except OSError as error:
-        typer.echo(f"scoreboard import: cannot read {log}: {error.strerror}", err=True)
-        raise typer.Exit(code=2) from error
-    except UnicodeDecodeError as error:
-        typer.echo(f"scoreboard import: {log} is not UTF-8 text", err=True)
-        raise typer.Exit(code=2) from error
-    try:
-        appended = _store().import_log(text.splitlines())
+        appended = _store().import_log(lines)
     except LogError as error:
         typer.echo(f"scoreboard import: {log}: {error}", err=True)
         raise typer.Exit(code=1) from error

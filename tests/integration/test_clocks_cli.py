@@ -8,13 +8,12 @@ first half is scheduled at 09:00Z, so every deadline is 10:10Z (rule CL-1: 70 mi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import scoreboard
 
 from bench.generate import Options, generate
 
@@ -28,17 +27,6 @@ OPTIONS = Options(
 )
 
 pytestmark = pytest.mark.slow
-
-
-def scoreboard(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,12 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import segno
+from cli_runner import scoreboard
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMAT = {"preset": "wsom2008", "advance": [16, 8, 4]}
@@ -27,17 +26,6 @@ BASE_URL = "http://hall.local:8000"
 Line = dict[str, Any]
 
 pytestmark = pytest.mark.slow
-
-
-def scoreboard(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
 
 
 def registrations(group_a: list[str] = GROUP_A, group_b: list[str] = GROUP_B) -> list[Line]:
