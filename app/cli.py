@@ -53,6 +53,9 @@ def serve(host: HostOption = None, port: PortOption = None) -> None:
         factory=True,
         host=host if host is not None else settings.host,
         port=port if port is not None else settings.port,
+        # Off unless asked for: per-message deflate keeps a compressor per connection, and
+        # thousands of phones and screens would pay for it in memory and CPU (issue 5).
+        ws_per_message_deflate=settings.ws_compression,
     )
 
 

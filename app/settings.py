@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     # The address spectators' phones reach the hall server at: QR codes on seating slips
     # link to {public_url}/p/{player_id}.
     public_url: str = "http://127.0.0.1:8000"
+    # WebSocket per-message compression costs memory and CPU on every connection.
+    ws_compression: bool = False
 
     @model_validator(mode="after")
     def _refuse_unsafe_production_defaults(self) -> Self:

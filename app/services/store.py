@@ -144,6 +144,12 @@ class TournamentStore:
                 raise NotFound(f"tournament {tournament_id} does not exist")
             return [line.body for line in queries.lines_after(session, tournament_id, 0)]
 
+    def stored_version(self, tournament_id: int) -> int | None:
+        """The committed version in the database (another process may be ahead of us)."""
+        with Session(self.engine) as session:
+            row = queries.get_tournament(session, tournament_id)
+            return None if row is None else row.version
+
     def version(self, tournament_id: int) -> int:
         return self.read(tournament_id, lambda _, version: version)
 

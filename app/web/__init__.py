@@ -8,6 +8,8 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.db.engine import make_engine, migrate
+from app.realtime.backplane import RedisBackplane
+from app.realtime.hub import Hub
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, routes
@@ -18,7 +20,7 @@ class AppState(TypedDict):
 
     settings: Settings
     store: TournamentStore
-    # The realtime hub and its backplane join here with the live feed.
+    hub: Hub
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -30,9 +32,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The server brings the schema to the newest revision before it serves (README).
         migrate(app_settings.database_url)
         engine = make_engine(app_settings.database_url)
+        store = TournamentStore(engine)
+        hub = Hub(store)
+        await hub.start()
+        store.subscribers.append(hub.committed)
+        backplane = None
+        if app_settings.redis_url:
+            # Several processes serve one feed: each change is announced to all of them.
+            backplane = RedisBackplane(app_settings.redis_url, hub)
+            store.subscribers.append(backplane.publish)
+            await backplane.start()
         try:
-            yield AppState(settings=app_settings, store=TournamentStore(engine))
+            yield AppState(settings=app_settings, store=store, hub=hub)
         finally:
+            if backplane is not None:
+                await backplane.stop()
+            await hub.stop()
             engine.dispose()
 
     app = FastAPI(title="WSOM Scoreboard", version=__version__, lifespan=lifespan)

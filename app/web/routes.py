@@ -2,10 +2,11 @@
 
 from fastapi import APIRouter
 
-from app.web import admin, health, judges, public
+from app.web import admin, health, judges, live, public
 
 router = APIRouter()
 router.include_router(health.router)
 router.include_router(judges.router)
 router.include_router(admin.router)
 router.include_router(public.router)
+router.include_router(live.router)

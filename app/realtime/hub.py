@@ -1,0 +1,330 @@
+"""The live feed's hub: one feed per tournament, batched changes, snapshots with versions.
+
+Every committed change bumps the tournament's version (the store does it in the same
+transaction). The hub hears of it (from this process's store, or from another process
+through the backplane), waits at most FLUSH_INTERVAL so that a burst of hands becomes one
+update, reads the new state from the store, and sends each subscribed channel the change
+from the state its clients hold. A message is encoded once, whatever the number of clients
+(STYLE.md, convention 11). A client that missed versions resumes from its history, or gets
+a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from app.domain.log import format_time
+from app.realtime.channels import States, change, next_boundary
+from app.services.store import Appended, TournamentStore
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL = 0.1  # at most 10 updates a second per tournament
+HEARTBEAT_INTERVAL = 5.0  # clients show a stale badge when these stop
+VERSION_POLL_INTERVAL = 2.0  # catches a change whose notification was lost (Redis: at most once)
+HISTORY = 64  # changes kept per channel for clients that resume
+QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchronized
+SEND_TIMEOUT = 10.0  # a client that takes longer to accept one frame is dropped
+TOO_SLOW = 4008  # close code: the client could not keep up
+GONE = 4404  # close code: the tournament does not exist
+
+WAKE = b""  # an empty frame is never sent: it wakes a writer that has snapshots to send
+Send = Callable[[bytes], Awaitable[None]]
+Close = Callable[[int, str], Awaitable[None]]
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(eq=False)
+class Connection:
+    """One client: its channels (with the version of what it holds) and its bounded queue."""
+
+    send: Send
+    close: Close
+    channels: dict[str, int | None] = field(default_factory=dict)
+    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    resync: set[str] = field(default_factory=set)
+    writer: asyncio.Task[None] | None = None
+
+    def offer(self, channel: str | None, frame: bytes) -> None:
+        """Queue a frame without ever waiting: a slow client must not delay the others."""
+        if channel is not None and channel in self.resync:
+            return  # a fresh snapshot is coming for it anyway
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            # Drop what is queued and send fresh snapshots once the client drains: memory
+            # stays flat whatever the client does.
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.resync.update(self.channels)
+            self.queue.put_nowait(WAKE)  # the writer sends the snapshots even if nothing follows
+
+
+@dataclass(eq=False)
+class Feed:
+    tournament_id: int
+    hub: Hub
+    connections: set[Connection] = field(default_factory=set)
+    # channel -> (version, state) of what its clients hold
+    states: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    history: dict[str, deque[tuple[int, int, bytes]]] = field(default_factory=dict)
+    snapshots: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    version: int = -1
+    dirty: asyncio.Event = field(default_factory=asyncio.Event)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    task: asyncio.Task[None] | None = None
+    boundary: asyncio.TimerHandle | None = None
+
+    def channels(self) -> set[str]:
+        return {channel for connection in self.connections for channel in connection.channels}
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        last = 0.0
+        while True:
+            await self.dirty.wait()
+            wait = last + FLUSH_INTERVAL - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)  # the rest of the burst joins this update
+            self.dirty.clear()
+            last = loop.time()
+            try:
+                async with self.lock:
+                    await self._flush()
+            except Exception:
+                log.exception("live feed of tournament %s failed to update", self.tournament_id)
+
+    async def _compute(self, channels: Iterable[str]) -> tuple[int, dict[str, dict[str, Any]]]:
+        wanted = sorted(channels)
+        now = self.hub.clock()
+
+        def view(tournament: Any, version: int) -> tuple[int, dict[str, dict[str, Any]]]:
+            states = States(tournament, now)
+            return version, {channel: states.of(channel) for channel in wanted}
+
+        return await asyncio.to_thread(self.hub.store.read, self.tournament_id, view)
+
+    async def _flush(self) -> None:
+        """Send every subscribed channel what changed since the state its clients hold."""
+        channels = self.channels()
+        if not channels:
+            self.states.clear()
+            self.history.clear()
+            self.snapshots.clear()
+            return
+        version, fresh = await self._compute(channels)
+        self.version = max(self.version, version)
+        server_time = format_time(self.hub.clock())
+        for channel, new in fresh.items():
+            held = self.states.get(channel)
+            if held is None:
+                self.states[channel] = (version, new)
+                continue
+            since, old = held
+            difference = change(channel, old, new)
+            if difference is None:
+                continue
+            frame = encode(
+                {
+                    "type": "change",
+                    "channel": channel,
+                    "since": since,
+                    "version": version,
+                    "server_time": server_time,
+                    **difference,
+                }
+            )
+            self.states[channel] = (version, new)
+            self.history.setdefault(channel, deque(maxlen=HISTORY)).append((since, version, frame))
+            for connection in self.connections:
+                if channel in connection.channels:
+                    connection.offer(channel, frame)
+                    connection.channels[channel] = version
+        self._schedule_boundary(fresh.get("clocks"))
+
+    def _schedule_boundary(self, clocks: dict[str, Any] | None) -> None:
+        """rule CL-6: a phase that changes by time alone (a deadline passes) is pushed then."""
+        if self.boundary is not None:
+            self.boundary.cancel()
+            self.boundary = None
+        if clocks is None:
+            return
+        moment = next_boundary(clocks, self.hub.clock())
+        if moment is not None:
+            delay = (moment - self.hub.clock()).total_seconds() + 0.05
+            self.boundary = asyncio.get_running_loop().call_later(delay, self.dirty.set)
+
+    async def subscribe(self, connection: Connection, wanted: Mapping[str, int | None]) -> None:
+        """Add channels to a connection: what it missed since the versions it names, or a
+        snapshot of each, and from then on every change."""
+        async with self.lock:
+            await self._flush()  # the states are current before anyone new joins them
+            missing = [c for c in wanted if c not in self.states]
+            if missing:
+                version, fresh = await self._compute(missing)
+                self.version = max(self.version, version)
+                for channel, new in fresh.items():
+                    self.states[channel] = (version, new)
+            for channel, since in wanted.items():
+                held_version, held = self.states[channel]
+                connection.channels[channel] = held_version
+                connection.resync.discard(channel)
+                if since == held_version:
+                    continue  # it holds this version already
+                frames = self._missed(channel, since, held_version)
+                if frames is None:
+                    connection.offer(None, self._snapshot(channel, held_version, held))
+                else:
+                    for frame in frames:
+                        connection.offer(None, frame)
+            self.connections.add(connection)
+
+    def _missed(self, channel: str, since: int | None, version: int) -> list[bytes] | None:
+        """The changes from `since` to `version`, if history still holds all of them."""
+        if since is None:
+            return None
+        chain = [entry for entry in self.history.get(channel, ()) if entry[0] >= since]
+        if not chain or chain[0][0] != since or chain[-1][1] != version:
+            return None
+        for (_, before, _), (after, _, _) in zip(chain, chain[1:], strict=False):
+            if before != after:
+                return None
+        return [frame for _, _, frame in chain]
+
+    def _snapshot(self, channel: str, version: int, state: dict[str, Any]) -> bytes:
+        cached = self.snapshots.get(channel)
+        if cached is None or cached[0] != version:
+            message = {
+                "type": "snapshot",
+                "channel": channel,
+                "version": version,
+                "server_time": format_time(self.hub.clock()),
+                "data": state,
+            }
+            cached = (version, encode(message))
+            self.snapshots[channel] = cached
+        return cached[1]
+
+    async def snapshots_for(self, connection: Connection, channels: Iterable[str]) -> list[bytes]:
+        """Fresh snapshots for a client that asked for them or could not keep up (sent by
+        its own writer, outside the lock, so a slow client holds up nobody)."""
+        frames = []
+        async with self.lock:
+            for channel in channels:
+                held = self.states.get(channel)
+                if held is not None and channel in connection.channels:
+                    connection.channels[channel] = held[0]
+                    frames.append(self._snapshot(channel, *held))
+        return frames
+
+    async def write(self, connection: Connection) -> None:
+        """The connection's writer: frames in order, snapshots after an overflow; a client
+        that cannot take a frame within SEND_TIMEOUT is closed with TOO_SLOW."""
+        while True:
+            frame = await connection.queue.get()
+            frames = [frame] if frame else []
+            if connection.resync:
+                channels, connection.resync = connection.resync, set()
+                frames = await self.snapshots_for(connection, channels)
+            for item in frames:
+                try:
+                    await asyncio.wait_for(connection.send(item), SEND_TIMEOUT)
+                except TimeoutError:
+                    self.unsubscribe(connection)
+                    with contextlib.suppress(Exception):
+                        await connection.close(TOO_SLOW, "too slow to keep up with the feed")
+                    return
+
+    def unsubscribe(self, connection: Connection, channels: Iterable[str] | None = None) -> None:
+        for channel in list(connection.channels if channels is None else channels):
+            connection.channels.pop(channel, None)
+        if channels is None or not connection.channels:
+            self.connections.discard(connection)
+
+
+class Hub:
+    """All live feeds of this process. `notify` is how it hears of a committed change."""
+
+    def __init__(self, store: TournamentStore, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self.store = store
+        self.clock = clock
+        self.feeds: dict[int, Feed] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.tasks = [
+            asyncio.create_task(self._heartbeats()),
+            asyncio.create_task(self._poll_versions()),
+        ]
+
+    async def stop(self) -> None:
+        for task in [*self.tasks, *(f.task for f in self.feeds.values() if f.task)]:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for connection in [c for f in self.feeds.values() for c in f.connections]:
+            with contextlib.suppress(Exception):
+                await connection.close(1001, "server shutting down")
+
+    def feed(self, tournament_id: int) -> Feed:
+        feed = self.feeds.get(tournament_id)
+        if feed is None:
+            feed = Feed(tournament_id, self)
+            feed.task = asyncio.create_task(feed.run())
+            self.feeds[tournament_id] = feed
+        return feed
+
+    def notify(self, tournament_id: int, version: int) -> None:
+        """A change committed (in this process or another): update that feed soon."""
+        feed = self.feeds.get(tournament_id)
+        if feed is not None and version > feed.version:
+            feed.dirty.set()
+
+    def committed(self, appended: Appended) -> None:
+        """The store's subscriber: called in the writing thread, after the commit."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.notify, appended.tournament_id, appended.version)
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_INTERVAL)
+            server_time = format_time(self.clock())
+            for feed in list(self.feeds.values()):
+                frame = encode(
+                    {"type": "heartbeat", "version": feed.version, "server_time": server_time}
+                )
+                for connection in list(feed.connections):
+                    connection.offer(None, frame)
+
+    async def _poll_versions(self) -> None:
+        """The safety net under the notifications: a feed behind the database catches up."""
+        while True:
+            await asyncio.sleep(VERSION_POLL_INTERVAL)
+            for tournament_id, feed in list(self.feeds.items()):
+                if not feed.connections:
+                    continue
+                try:
+                    version = await asyncio.to_thread(self.store.stored_version, tournament_id)
+                except Exception:
+                    log.exception("cannot read the version of tournament %s", tournament_id)
+                    continue
+                if version is not None and version > feed.version:
+                    feed.dirty.set()

@@ -1,0 +1,125 @@
+"""The live feed, `WS /ws/tournaments/{tid}` (CONTRACT §3), for every audience.
+
+On connect the client names its channels (`?channels=standings,clocks,table:12,player:P0042`)
+and, to resume, the last version it holds (`?since=41`). It gets a `hello`, then for each
+channel either what it missed or a snapshot, then changes as they commit, each with
+`channel`, `since` (the version it applies on top of) and `version`. Frames are UTF-8 JSON in
+binary frames, encoded once for all clients (`?format=text` sends text frames instead).
+A `heartbeat` comes every 5 seconds. The client may send
+`{"type": "subscribe", "channels": {"table:3": null}}`, `{"type": "unsubscribe", "channels":
+["table:3"]}` or `{"type": "resync", "channels": ["standings"]}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from app.realtime.channels import valid_channel
+from app.realtime.hub import GONE, HEARTBEAT_INTERVAL, Connection, Hub, encode
+from app.services.errors import NotFound
+
+router = APIRouter()
+
+DEFAULT_CHANNELS = "standings,clocks"
+MAX_CHANNELS = 64
+
+
+def _channels(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    return list(dict.fromkeys(names))[:MAX_CHANNELS]
+
+
+@router.websocket("/ws/tournaments/{tournament_id}")
+async def live(
+    websocket: WebSocket,
+    tournament_id: int,
+    channels: str = DEFAULT_CHANNELS,
+    since: int | None = None,
+    format: str = "binary",
+) -> None:
+    hub: Hub = websocket.state.hub
+    wanted = _channels(channels)
+    bad = [name for name in wanted if not valid_channel(name)]
+    await websocket.accept()
+    if bad:
+        await websocket.close(1008, f"unknown channel {bad[0]!r}")
+        return
+    try:
+        version = await asyncio.to_thread(hub.store.version, tournament_id)
+    except NotFound:
+        await websocket.close(GONE, f"tournament {tournament_id} does not exist")
+        return
+
+    if format == "text":
+
+        async def send(frame: bytes) -> None:
+            await websocket.send_text(frame.decode())
+
+    else:
+
+        async def send(frame: bytes) -> None:
+            await websocket.send_bytes(frame)
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code, reason)
+
+    connection = Connection(send, close)
+    feed = hub.feed(tournament_id)
+    connection.offer(
+        None,
+        encode(
+            {
+                "type": "hello",
+                "tournament": tournament_id,
+                "version": version,
+                "channels": wanted,
+                "heartbeat_seconds": HEARTBEAT_INTERVAL,
+            }
+        ),
+    )
+    await feed.subscribe(connection, dict.fromkeys(wanted, since))
+    writer = asyncio.create_task(feed.write(connection))
+    try:
+        while True:
+            request = await _receive(websocket)
+            if request is None:
+                continue
+            kind = request.get("type")
+            names = request.get("channels") or {}
+            if kind == "subscribe" and isinstance(names, dict):
+                chosen = {
+                    str(name): held if isinstance(held, int) else None
+                    for name, held in list(names.items())[:MAX_CHANNELS]
+                    if valid_channel(str(name))
+                }
+                await feed.subscribe(connection, chosen)
+            elif kind == "unsubscribe" and isinstance(names, list):
+                feed.unsubscribe(connection, [str(name) for name in names])
+                feed.connections.add(connection)
+            elif kind == "resync" and isinstance(names, list):
+                connection.resync.update(str(n) for n in names if str(n) in connection.channels)
+                connection.offer(None, b"")
+    except WebSocketDisconnect:
+        pass
+    finally:
+        feed.unsubscribe(connection)
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer
+
+
+async def _receive(websocket: WebSocket) -> dict[str, Any] | None:
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text") or (message.get("bytes") or b"").decode(errors="replace")
+    try:
+        request = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return request if isinstance(request, dict) else None
