@@ -44,10 +44,8 @@ class RoundOne:
     hands: dict[int, list[Hand]]  # table -> the `hand` fields of the log, in entry order
 
     @staticmethod
-    def generate(players: int, seed: int) -> RoundOne:
-        options = Options(
-            players=players, seed=seed, format="wsom2008", until_round=1, leave_open=True
-        )
+    def generate(players: int, seed: int, format: str | dict[str, Any] = "wsom2008") -> RoundOne:
+        options = Options(players=players, seed=seed, format=format, until_round=1, leave_open=True)
         setup: list[str] = []
         first_results: dict[tuple[int, int, int], Hand] = {}
         for text in generate(options):

@@ -12,7 +12,7 @@ from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import Hub
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
-from app.web import errors, routes
+from app.web import errors, pages, routes
 
 
 class AppState(TypedDict):
@@ -52,5 +52,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="WSOM Scoreboard", version=__version__, lifespan=lifespan)
     app.include_router(routes.router)
+    pages.mount_static(app)
     errors.install(app)
     return app

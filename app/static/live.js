@@ -1,0 +1,143 @@
+// The live feed client every page uses (hall display, phones, judges' tablets, overlays).
+//
+// It keeps one state per channel: a snapshot replaces it, a change patches it, and every
+// change must apply on top of the version held (its `since`); otherwise it asks for a fresh
+// snapshot. It reconnects by itself, resuming from the versions it holds, and reports
+// "live" / "stale" (no heartbeat for a while) / "offline" so a screen can say so.
+// Times: the server is the only clock (rule CL-6); `serverNow()` is the page's estimate.
+
+const KEYED = { standings: "rows", clocks: "tables" };
+const STALE_AFTER_MS = 12000; // more than two missed heartbeats (they come every 5 s)
+
+export class LiveFeed {
+  constructor(tournamentId, channels, handlers = {}) {
+    this.tournamentId = tournamentId;
+    this.channels = new Set(channels);
+    this.handlers = handlers; // onState(channel, state, message), onStatus(status)
+    this.states = new Map(); // channel -> state
+    this.versions = new Map(); // channel -> version held
+    this.version = null; // newest tournament version seen
+    this.offsetMs = 0; // server time minus local time
+    this.lastMessageAt = 0;
+    this.status = "connecting";
+    this.retryMs = 500;
+    this.socket = null;
+    this.closed = false;
+    this.staleTimer = setInterval(() => this.checkStale(), 1000);
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    // Channels are named in the subscribe message, each with the version it holds.
+    return `${scheme}//${location.host}/ws/tournaments/${this.tournamentId}?channels=`;
+  }
+
+  connect() {
+    this.closed = false;
+    const socket = new WebSocket(this.url());
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    socket.onopen = () => {
+      this.retryMs = 500;
+      const wanted = {};
+      for (const channel of this.channels) wanted[channel] = this.versions.get(channel) ?? null;
+      socket.send(JSON.stringify({ type: "subscribe", channels: wanted }));
+    };
+    socket.onmessage = (event) => this.receive(event.data);
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.setStatus("offline");
+      if (!this.closed) {
+        setTimeout(() => this.connect(), this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, 10000);
+      }
+    };
+    return this;
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.staleTimer);
+    if (this.socket) this.socket.close();
+  }
+
+  subscribe(channel) {
+    this.channels.add(channel);
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(
+        JSON.stringify({ type: "subscribe", channels: { [channel]: this.versions.get(channel) ?? null } }),
+      );
+    }
+  }
+
+  serverNow() {
+    return Date.now() + this.offsetMs;
+  }
+
+  receive(data) {
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+    const message = JSON.parse(text);
+    this.lastMessageAt = Date.now();
+    if (message.server_time) this.offsetMs = Date.parse(message.server_time) - Date.now();
+    if (typeof message.version === "number") this.version = Math.max(this.version ?? 0, message.version);
+    if (message.type === "hello" || message.type === "heartbeat") {
+      this.setStatus("live");
+      this.handlers.onHeartbeat?.(message);
+      return;
+    }
+    const channel = message.channel;
+    if (!channel || !this.channels.has(channel)) return;
+    if (message.type === "snapshot") {
+      this.apply(channel, message.data, message);
+    } else if (message.type === "change") {
+      if (this.versions.get(channel) !== message.since) {
+        // A gap: never show a state built on a version we do not hold.
+        this.socket.send(JSON.stringify({ type: "resync", channels: [channel] }));
+        return;
+      }
+      const held = this.states.get(channel);
+      this.apply(channel, message.mode === "patch" ? patch(channel, held, message.data) : message.data, message);
+    }
+    this.setStatus("live");
+  }
+
+  apply(channel, state, message) {
+    this.states.set(channel, state);
+    this.versions.set(channel, message.version);
+    this.handlers.onState?.(channel, state, message);
+  }
+
+  checkStale() {
+    if (this.status === "live" && Date.now() - this.lastMessageAt > STALE_AFTER_MS) {
+      this.setStatus("stale");
+    }
+  }
+
+  setStatus(status) {
+    if (status === this.status) return;
+    this.status = status;
+    this.handlers.onStatus?.(status);
+  }
+}
+
+function patch(channel, held, data) {
+  const key = KEYED[channel.split(":")[0]];
+  const rows = { ...(held?.[key] ?? {}) };
+  for (const [name, row] of Object.entries(data[key] ?? {})) rows[name] = row;
+  for (const name of data.removed ?? []) delete rows[name];
+  const next = { ...data, [key]: rows };
+  delete next.removed;
+  return next;
+}
+
+// Seconds left on a clock row, from its deadline and the server's time (rule CL-6).
+export function secondsLeft(row, serverNowMs) {
+  if (!row?.deadline) return null;
+  return Math.max(0, Math.ceil((Date.parse(row.deadline) - serverNowMs) / 1000));
+}
+
+export function formatClock(seconds) {
+  if (seconds === null || seconds === undefined) return "–";
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
+}
