@@ -1,0 +1,555 @@
+// The hall display (issue 6): standings paged by screen with the cut line, the session clock
+// and every table's state, readable from across the hall and left running for hours.
+//
+// URL parameters: rows (per page), interval (seconds per page), page (a number or "cut" pins
+// one page), arrows (seconds a rank-change arrow takes to fade).
+// Everything is redrawn from the feed's states: a page replaces its rows, never appends, so
+// the document stays the same size however long it runs. LiveFeed reconnects and resumes.
+// Player names are data: they only ever reach the page through textContent.
+
+import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
+
+const root = document.getElementById("hall");
+const tournamentId = Number(root.dataset.tournament);
+const segmentKinds = JSON.parse(root.dataset.segmentKinds || "{}");
+
+const params = new URLSearchParams(location.search);
+const ROWS = intParam("rows", 16, 5, 200);
+const INTERVAL_MS = intParam("interval", 10, 2, 3600) * 1000;
+const ARROW_MS = intParam("arrows", 90, 5, 3600) * 1000;
+const PINNED = pinnedPage(params.get("page"));
+const MIN_ROW_PX = 40; // readable from 10 m on a 1080p screen
+const NAMES_RETRY_MS = 30000;
+
+const el = {
+  rows: document.getElementById("rows"),
+  pager: document.getElementById("pager"),
+  round: document.getElementById("round-label"),
+  badge: document.getElementById("badge"),
+  updated: document.getElementById("updated"),
+  fullscreen: document.getElementById("fullscreen"),
+  session: document.getElementById("session"),
+  sessionLabel: document.getElementById("session-label"),
+  sessionTime: document.getElementById("session-time"),
+  sessionNote: document.getElementById("session-note"),
+  cut: document.getElementById("cut-info"),
+  tables: document.getElementById("tables"),
+  tableCounts: document.getElementById("table-counts"),
+};
+
+let names = new Map(); // player id -> {name, country}
+let namesFetchedAt = 0;
+let previousRanks = null; // {round, ranks: Map(player -> rank)} of the last standings state
+const arrows = new Map(); // player -> {up, at}: rank changes still fading
+let rotation = 0; // index into the pages of the rotation
+let tickingCells = []; // [{node, row}]: table cells that count down a deadline of their own
+
+const PHASE_WORDS = {
+  not_started: "waiting",
+  running: "playing",
+  overtime: "overtime",
+  finished_short: "short",
+  finished: "done",
+  break: "break",
+};
+
+// -- the feed -------------------------------------------------------------------------------
+
+const feed = new LiveFeed(tournamentId, ["standings", "clocks"], {
+  onState(channel, state, message) {
+    noteServerTime(message);
+    if (channel === "standings") {
+      noteRankChanges(state);
+      if (hasUnknownPlayers(state)) loadNames();
+      renderStandings();
+    } else if (channel === "clocks") {
+      renderTables();
+      renderSessionClock();
+    }
+  },
+  onHeartbeat: noteServerTime,
+  onStatus: renderStatus,
+});
+window.hallDisplay = { feed }; // for the browser tests and for a curious organizer
+
+// -- helpers ---------------------------------------------------------------------------------
+
+function intParam(name, fallback, low, high) {
+  const value = Number.parseInt(params.get(name) ?? "", 10);
+  return Number.isFinite(value) ? Math.min(high, Math.max(low, value)) : fallback;
+}
+
+function pinnedPage(text) {
+  if (text === "cut") return "cut";
+  const number = Number.parseInt(text ?? "", 10);
+  return Number.isFinite(number) && number >= 1 ? number : null;
+}
+
+function node(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text !== undefined && text !== null) made.textContent = String(text);
+  return made;
+}
+
+function nameOf(player) {
+  return names.get(String(player))?.name ?? String(player);
+}
+
+function twoDigits(n) {
+  return String(n).padStart(2, "0");
+}
+
+function clockTime(ms) {
+  const at = new Date(ms);
+  return `${twoDigits(at.getHours())}:${twoDigits(at.getMinutes())}:${twoDigits(at.getSeconds())}`;
+}
+
+function mostCommon(values) {
+  const counts = new Map();
+  let best = null;
+  let bestCount = 0;
+  for (const value of values) {
+    const count = (counts.get(value) ?? 0) + 1;
+    counts.set(value, count);
+    if (count > bestCount) {
+      best = value;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+function plural(count, word) {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+// -- names -----------------------------------------------------------------------------------
+
+async function loadNames() {
+  const now = Date.now();
+  if (now - namesFetchedAt < NAMES_RETRY_MS) return;
+  namesFetchedAt = now;
+  try {
+    const answer = await fetch(`/hall/${tournamentId}/players.json`, { cache: "no-store" });
+    if (!answer.ok) return;
+    names = new Map(Object.entries(await answer.json()));
+    renderStandings();
+  } catch {
+    // Offline for now: ids stand in for names, and the next unknown player asks again.
+  }
+}
+
+function hasUnknownPlayers(state) {
+  return Object.keys(state.rows ?? {}).some((player) => !names.has(player));
+}
+
+// -- health ----------------------------------------------------------------------------------
+
+function noteServerTime(message) {
+  if (!message?.server_time) return;
+  const at = Date.parse(message.server_time);
+  if (Number.isFinite(at)) el.updated.textContent = `updated ${clockTime(at)}`;
+}
+
+function renderStatus(status) {
+  const live = status === "live";
+  el.badge.hidden = live;
+  el.badge.className = `hall-badge status-${status}`;
+  el.badge.textContent = { stale: "stale", offline: "offline", connecting: "connecting" }[status] ?? status;
+  root.classList.toggle("is-stale", !live);
+}
+
+// -- standings -------------------------------------------------------------------------------
+
+function noteRankChanges(state) {
+  const now = Date.now();
+  const ranks = new Map(Object.entries(state.rows ?? {}).map(([player, row]) => [player, row.rank]));
+  if (previousRanks && previousRanks.round === state.round) {
+    for (const [player, rank] of ranks) {
+      const before = previousRanks.ranks.get(player);
+      if (before !== undefined && before !== rank) arrows.set(player, { up: rank < before, at: now });
+    }
+  }
+  previousRanks = { round: state.round, ranks };
+  for (const [player, arrow] of arrows) {
+    if (now - arrow.at >= ARROW_MS || !ranks.has(player)) arrows.delete(player);
+  }
+}
+
+function orderedRows(state) {
+  return Object.entries(state?.rows ?? {})
+    .map(([player, row]) => ({ ...row, id: player }))
+    .sort((a, b) => a.position - b.position);
+}
+
+function cutOf(state, count) {
+  const advance = state?.cut?.advance;
+  return Number.isInteger(advance) && advance > 0 && advance < count ? state.cut : null;
+}
+
+function pagesOf(count, cut) {
+  const numbered = Math.max(1, Math.ceil(count / ROWS));
+  const pages = Array.from({ length: numbered }, (_, i) => i + 1);
+  if (cut) pages.push("cut"); // the rotation always comes back to the line
+  return { numbered, pages };
+}
+
+function currentPage(numbered, pages, cut) {
+  if (PINNED === "cut") return cut ? "cut" : 1;
+  if (PINNED !== null) return Math.min(PINNED, numbered);
+  return pages[rotation % pages.length];
+}
+
+// Positions [first, last] shown on a page; the cut page centres the line on the screen.
+function rangeOf(page, count, cut) {
+  let first;
+  if (page === "cut") {
+    first = cut.advance - Math.floor(ROWS / 2) + 1;
+    first = Math.max(1, Math.min(first, count - ROWS + 1));
+  } else {
+    first = (page - 1) * ROWS + 1;
+  }
+  return [first, Math.min(count, first + ROWS - 1)];
+}
+
+function renderStandings() {
+  const state = feed.states.get("standings");
+  if (!state) return;
+  const rows = orderedRows(state);
+  const cut = cutOf(state, rows.length);
+  const { numbered, pages } = pagesOf(rows.length, cut);
+  const page = currentPage(numbered, pages, cut);
+  const [first, last] = rangeOf(page, rows.length, cut);
+
+  el.round.textContent = `Round ${state.round}${state.ended ? " · ended" : ""}`;
+  el.pager.textContent = page === "cut" ? `cut line · ${numbered} pages` : `page ${page}/${numbered}`;
+  el.pager.dataset.page = String(page);
+
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const tie = tieMarks(cut?.tie);
+  const made = [];
+  for (let index = first - 1; index < last; index += 1) {
+    const row = rows[index];
+    // rule ST-2: equal totals share a rank
+    const shared = rows[index - 1]?.rank === row.rank || rows[index + 1]?.rank === row.rank;
+    // rule ST-3: the line lies between position A and A+1
+    if (cut && row.position === cut.advance + 1 && row.position === first) {
+      made.push(cutBand(cut, byId));
+    }
+    made.push(standingRow(row, shared, tie));
+    if (cut && row.position === cut.advance) made.push(cutBand(cut, byId));
+  }
+  el.rows.replaceChildren(...made);
+  renderCutInfo(cut, byId);
+}
+
+function standingRow(row, shared, tie) {
+  const line = node("div", "hall-row");
+  line.dataset.player = row.id;
+  line.dataset.position = String(row.position);
+  if (row.above_cut === true) line.classList.add("above");
+  if (row.above_cut === false) line.classList.add("below");
+  if (row.position % 2 === 0) line.classList.add("even");
+
+  const arrow = node("span", "col-arrow arrow");
+  const change = arrows.get(row.id);
+  const age = change ? Date.now() - change.at : Infinity;
+  if (age < ARROW_MS) {
+    arrow.textContent = change.up ? "▲" : "▼";
+    arrow.classList.add("on", change.up ? "up" : "down");
+    arrow.style.animationDelay = `-${age}ms`;
+  }
+  const rank = node("span", "col-rank num", `${shared ? "=" : ""}${row.rank}`);
+
+  const name = node("span", "col-name");
+  name.append(node("span", "name-text", nameOf(row.id)));
+  const mark = tie.get(row.id);
+  if (mark) name.append(node("span", `tie-tag ${mark.kind}`, mark.text));
+
+  const country = node("span", "col-country", names.get(row.id)?.country ?? "");
+  const total = node("span", "col-total num", row.shown);
+  const distance = node("span", "col-distance num");
+  if (row.distance_shown !== null && row.distance_shown !== undefined) {
+    // above: the margin over the first player below; below: what is missing to the line
+    const sign = row.distance_shown === "0.00" ? "" : row.above_cut ? "+" : "−";
+    distance.textContent = `${sign}${row.distance_shown}`;
+    distance.classList.add(row.above_cut ? "above" : "below");
+  }
+  line.append(arrow, rank, name, country, total, distance);
+  return line;
+}
+
+// rule ST-7: how the tie-break decides the players level at the line, now.
+function tieMarks(tie) {
+  const marks = new Map();
+  if (!tie) return marks;
+  const byHands = new Set(tie.advance_by_hands.map(String));
+  const drawAmong = new Set(tie.draw_among.map(String));
+  const winners = tie.draw_winners ? new Set(tie.draw_winners.map(String)) : null;
+  for (const player of tie.players.map(String)) {
+    if (byHands.has(player)) marks.set(player, { kind: "through", text: "✓ on hands" });
+    else if (drawAmong.has(player) && winners) {
+      marks.set(player, winners.has(player)
+        ? { kind: "through", text: "✓ drawn" }
+        : { kind: "out", text: "✗ drawn" });
+    } else if (drawAmong.has(player)) marks.set(player, { kind: "draw", text: "draw" });
+    else marks.set(player, { kind: "out", text: "✗ on hands" });
+  }
+  return marks;
+}
+
+function tieSummary(tie, byId) {
+  const level = tie.players.length;
+  const shownTotal = byId.get(String(tie.players[0]))?.shown ?? tie.total;
+  const parts = [`Tie at ${shownTotal}: ${level} level for ${plural(tie.places, "place")}`];
+  if (tie.advance_by_hands.length) parts.push(`${tie.advance_by_hands.length} through on hands`);
+  if (tie.draw_among.length) {
+    parts.push(
+      tie.draw_winners
+        ? `draw decided (${tie.draw_places} of ${tie.draw_among.length})`
+        : `draw pending: ${tie.draw_places} of ${tie.draw_among.length}`,
+    );
+  }
+  return parts.join(" · ");
+}
+
+function cutBand(cut, byId) {
+  const band = node("div", "cut-band");
+  band.setAttribute("role", "separator");
+  band.append(node("span", "cut-label", `Top ${cut.advance} advance`));
+  if (cut.tie) band.append(node("span", "cut-tie", tieSummary(cut.tie, byId)));
+  return band;
+}
+
+function renderCutInfo(cut, byId) {
+  if (!cut) {
+    el.cut.replaceChildren(node("div", "cut-title", "No cut in this round"));
+    return;
+  }
+  const parts = [node("div", "cut-title", `Top ${cut.advance} advance`)];
+  const line = byId ? [...byId.values()].find((row) => row.position === cut.advance) : null;
+  const next = byId ? [...byId.values()].find((row) => row.position === cut.advance + 1) : null;
+  if (line && next) parts.push(node("div", "cut-line", `line ${line.shown} · next ${next.shown}`));
+  const tie = cut.tie;
+  if (tie) {
+    parts.push(node("div", "cut-tie-head", tieSummary(tie, byId)));
+    const marks = tieMarks(tie);
+    const list = node("ol", "cut-tie-list");
+    const SHOWN = 4;
+    for (const player of tie.players.slice(0, SHOWN).map(String)) {
+      const item = node("li");
+      item.append(node("span", "name-text", nameOf(player)));
+      const hands = tie.hands[player] ?? [];
+      item.append(node("span", "tie-hands num", hands.length ? hands.join(" ") : "no wins"));
+      const mark = marks.get(player);
+      if (mark) item.append(node("span", `tie-tag ${mark.kind}`, mark.text));
+      list.append(item);
+    }
+    parts.push(list);
+    if (tie.players.length > SHOWN) parts.push(node("div", "cut-more", `and ${tie.players.length - SHOWN} more`));
+  }
+  el.cut.replaceChildren(...parts);
+}
+
+// -- clocks ----------------------------------------------------------------------------------
+
+// "Half 1 · group A": the segment the given tables play (the group only if they share it).
+function segmentName(rows) {
+  const row = rows[0];
+  if (!row) return "";
+  const kind = segmentKinds[String(row.round)] ?? "segment";
+  const groups = new Set(rows.map((r) => r.group));
+  const group = groups.size === 1 && row.group ? ` · group ${row.group}` : "";
+  return `${kind[0].toUpperCase()}${kind.slice(1)} ${row.segment}${group}`;
+}
+
+// The session clock: the deadline most tables share, counted down from the server's time
+// (rule CL-6); tables with a deadline of their own (an extension) count in their own cell.
+function sessionClock(tables, now) {
+  const rows = Object.values(tables);
+  if (!rows.length) return { label: "Session", time: "–", note: "", kind: "idle" };
+  const hands = `${rows.reduce((n, r) => n + r.hands_completed, 0)}/${rows.reduce((n, r) => n + r.planned_hands, 0)} hands`;
+  const breaks = rows.filter((r) => r.phase === "break" && r.break_ends);
+  if (breaks.length * 2 > rows.length) {
+    const ends = mostCommon(breaks.map((r) => r.break_ends));
+    const left = secondsLeft({ deadline: ends }, now);
+    return { label: "Break", time: formatClock(left), note: segmentName(breaks), kind: "break", deadline: null };
+  }
+  const timed = rows.filter((r) => r.deadline && !r.play_all);
+  if (!timed.length) {
+    const done = rows.every((r) => r.phase === "finished");
+    return { label: "Session", time: done ? "Finished" : "No limit", note: `${segmentName(rows)} · ${hands}`, kind: done ? "finished" : "untimed" };
+  }
+  const over = (r) => r.phase === "finished" || r.phase === "finished_short" || r.phase === "break";
+  // Tables still playing decide the session; once all are over, the most common deadline.
+  const playingTimed = timed.filter((r) => !over(r));
+  const shared = largestDeadlineGroup(playingTimed.length ? playingTimed : timed);
+  const deadline = shared[0].deadline;
+  const note = `${segmentName(shared)} · ${hands}`;
+  if (shared.every(over)) return { label: "Session", time: "Finished", note, kind: "finished", deadline };
+  const starts = mostCommon(shared.map((r) => r.starts_at).filter(Boolean));
+  if (starts && now < Date.parse(starts)) {
+    return { label: "Starts in", time: formatClock(secondsLeft({ deadline: starts }, now)), note, kind: "waiting", deadline };
+  }
+  const leftMs = Date.parse(deadline) - now;
+  if (leftMs >= 0) {
+    const kind = leftMs <= 5 * 60 * 1000 ? "closing" : "running";
+    return { label: "Time left", time: formatClock(secondsLeft({ deadline }, now)), note, kind, deadline };
+  }
+  // rule CL-3: past the deadline, hands dealt in time are finished; no new hand starts
+  const playing = shared.filter((r) => !over(r)).length;
+  return {
+    label: "Overtime",
+    time: `+${formatClock(Math.floor(-leftMs / 1000))}`,
+    note: `${plural(playing, "table")} finishing a hand · ${hands}`,
+    kind: "overtime",
+    deadline,
+  };
+}
+
+// Deadlines less than this apart are one session clock (groups opened a moment apart); an
+// extension is whole minutes, so a table given one counts down in its own cell.
+const SAME_DEADLINE_MS = 30000;
+
+function sameDeadline(a, b) {
+  return a !== null && b !== null && Math.abs(Date.parse(a) - Date.parse(b)) < SAME_DEADLINE_MS;
+}
+
+// The tables that share the most common deadline, earliest deadline first.
+function largestDeadlineGroup(rows) {
+  const sorted = [...rows].sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline));
+  let best = [];
+  let group = [];
+  for (const row of sorted) {
+    if (group.length && !sameDeadline(group[0].deadline, row.deadline)) group = [];
+    group.push(row);
+    if (group.length > best.length) best = group;
+  }
+  return best;
+}
+
+let sessionDeadline = null;
+
+function renderSessionClock() {
+  const state = feed.states.get("clocks");
+  if (!state) return;
+  const clock = sessionClock(state.tables ?? {}, feed.serverNow());
+  el.session.className = `hall-session session-${clock.kind}`;
+  el.sessionLabel.textContent = clock.label;
+  el.sessionTime.textContent = clock.time;
+  el.sessionNote.textContent = clock.note;
+  if (clock.deadline !== sessionDeadline) {
+    sessionDeadline = clock.deadline;
+    renderTables();
+  }
+  const now = feed.serverNow();
+  for (const { node: cell, row } of tickingCells) cell.textContent = cellClock(row, now);
+}
+
+function cellClock(row, now) {
+  const leftMs = Date.parse(row.deadline) - now;
+  return leftMs >= 0 ? formatClock(secondsLeft(row, now)) : `+${formatClock(Math.floor(-leftMs / 1000))}`;
+}
+
+function renderTables() {
+  const state = feed.states.get("clocks");
+  if (!state) return;
+  const rows = Object.values(state.tables ?? {}).sort((a, b) => a.table - b.table);
+  const compact = layoutTables(rows.length);
+  const counts = new Map();
+  tickingCells = [];
+  const cells = rows.map((row) => {
+    counts.set(row.phase, (counts.get(row.phase) ?? 0) + 1);
+    const cell = node("div", `table-cell phase-${row.phase}`);
+    cell.dataset.table = String(row.table);
+    cell.title = `Table ${row.table}: ${PHASE_WORDS[row.phase] ?? row.phase}`;
+    cell.append(node("span", "t-num", row.table));
+    cell.append(node("span", "t-hands num", `${row.hands_completed}/${row.planned_hands}`));
+    if (!compact) {
+      const ownDeadline = row.deadline && !sameDeadline(row.deadline, sessionDeadline) && !row.play_all
+        && (row.phase === "running" || row.phase === "overtime");
+      const word = node("span", "t-phase", PHASE_WORDS[row.phase] ?? row.phase);
+      if (ownDeadline) tickingCells.push({ node: word, row });
+      cell.append(word);
+    }
+    return cell;
+  });
+  el.tables.replaceChildren(...cells);
+  el.tableCounts.textContent = Object.keys(PHASE_WORDS)
+    .filter((phase) => counts.has(phase))
+    .map((phase) => `${counts.get(phase)} ${PHASE_WORDS[phase]}`)
+    .join(" · ");
+}
+
+// The grid's columns give the biggest cells that fit the space left in the side column
+// (no taller than wide); small cells drop the hands and the phase word (the colour and the
+// counts above still say it).
+function layoutTables(count) {
+  const width = el.tables.clientWidth;
+  const height = el.tables.clientHeight;
+  const gap = 8;
+  let best = { columns: 1, cellWidth: 0, cellHeight: 0, score: -1 };
+  for (let columns = 1; columns <= Math.max(1, count); columns += 1) {
+    const lines = Math.ceil(count / columns);
+    const cellWidth = (width - gap * (columns - 1)) / columns;
+    const cellHeight = Math.min(cellWidth, (height - gap * (lines - 1)) / lines);
+    const score = Math.min(cellWidth, cellHeight * 1.6);
+    if (score > best.score) best = { columns, cellWidth, cellHeight, score };
+  }
+  const cell = Math.max(16, Math.floor(Math.min(best.cellHeight, 140)));
+  el.tables.style.gridTemplateColumns = `repeat(${best.columns}, minmax(0, 1fr))`;
+  el.tables.style.setProperty("--cell", `${cell}px`);
+  const compact = cell < 84 || best.cellWidth < 96;
+  el.tables.classList.toggle("compact", compact);
+  return compact;
+}
+
+// -- layout, rotation, full screen -----------------------------------------------------------
+
+function layout() {
+  const style = getComputedStyle(root);
+  const band = Number.parseFloat(style.getPropertyValue("--band-h")) || 64;
+  // Every page keeps room for the band, so rows are the same height on every page.
+  const height = Math.floor((el.rows.clientHeight - band - 8) / ROWS);
+  root.style.setProperty("--row-h", `${Math.max(MIN_ROW_PX, Math.min(height, 96))}px`);
+  root.style.setProperty("--arrow-ms", `${ARROW_MS}ms`);
+  renderStandings();
+  renderTables();
+}
+
+function toggleFullscreen() {
+  if (document.fullscreenElement) {
+    document.exitFullscreen?.().catch(() => {});
+  } else {
+    document.documentElement.requestFullscreen?.().catch(() => {});
+  }
+}
+
+el.fullscreen.addEventListener("click", toggleFullscreen);
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (event.key === "f" || event.key === "F") toggleFullscreen();
+});
+document.addEventListener("fullscreenchange", () => {
+  root.classList.toggle("is-fullscreen", Boolean(document.fullscreenElement));
+});
+window.addEventListener("resize", layout);
+// The tie's list above the grid grows and shrinks: the cells follow the space left.
+let tablesHeight = 0;
+new ResizeObserver(() => {
+  if (el.tables.clientHeight === tablesHeight) return;
+  tablesHeight = el.tables.clientHeight;
+  renderTables();
+}).observe(el.tables);
+
+setInterval(() => {
+  if (PINNED !== null) return;
+  rotation += 1;
+  renderStandings();
+}, INTERVAL_MS);
+setInterval(renderSessionClock, 250);
+
+layout();
+loadNames();
+feed.connect();

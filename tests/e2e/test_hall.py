@@ -1,0 +1,349 @@
+"""The hall display (issue 6) in real Chromium, against the server as a real process: paging
+with the cut page, a new hand on screen within a second, a correction moving a player across
+the line, the stale badge and the reconnect, the full-screen button, and the crowded screen.
+
+The tests share one round 1 (the module's `hall`) and run in order: each enters hands at
+tables the ones before left alone. With SCOREBOARD_SCREENSHOTS set, the last one writes
+docs/screens/hall.png (the cut page) and docs/screens/hall-page-1.png.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench.load import hand_headers
+
+pytestmark = pytest.mark.slow
+
+SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
+PLAYERS = 64
+ADVANCE = 16
+HANDS_PER_HALF = 8
+
+# Where a player's row lies against the cut band, in document order ("above" / "below"),
+# or null when the row or the band is not on the page.
+SIDE_OF_BAND = """(player) => {
+    const row = document.querySelector(`#rows [data-player="${CSS.escape(player)}"]`);
+    const band = document.querySelector('#rows .cut-band');
+    if (!row || !band) return null;
+    return row.compareDocumentPosition(band) & Node.DOCUMENT_POSITION_FOLLOWING ? 'above' : 'below';
+}"""
+
+
+class Judges:
+    """The judges' tablets of round 1, half 1: enter hands in order, correct them."""
+
+    def __init__(self, client: httpx.Client, hall: Any) -> None:
+        self.client = client
+        self.hall = hall
+        self.next_hand = dict.fromkeys(hall.round_one.tables, 1)
+        self.dealt: set[int] = set()  # tables whose next hand is dealt
+        self.seats: dict[int, list[str]] = {}
+        for text in hall.round_one.setup_lines:
+            line = json.loads(text)
+            if line["type"] == "seating" and line["round"] == 1 and line["segment"] == 1:
+                self.seats[line["table"]] = line["seats"]
+
+    def _post(self, path: str, table: int, body: dict[str, Any]) -> dict[str, Any]:
+        key = f"hall-{uuid.uuid4()}"
+        answer = self.client.post(
+            f"/api/tournaments/{self.hall.tournament_id}/{path}",
+            json=body,
+            headers=hand_headers(self.hall.tokens[table], key),
+        )
+        assert answer.status_code == 201, answer.text
+        return dict(answer.json())
+
+    def deal(self, table: int) -> None:
+        """Record the deal of the table's next hand: a timed half needs it (rule CL-3)."""
+        place = {"round": 1, "segment": 1, "table": table, "hand": self.next_hand[table]}
+        self._post("deals", table, place)
+        self.dealt.add(table)
+
+    def enter(self, table: int, result: dict[str, Any] | None = None) -> int:
+        """Enter the table's next hand: `result`, or the generated one. Returns its number."""
+        if table not in self.dealt:
+            self.deal(table)
+        number = self.next_hand[table]
+        body = dict(self.hall.round_one.hands[table][number - 1])
+        assert (body["segment"], body["hand"]) == (1, number)
+        if result is not None:
+            body["result"] = result
+        self._post("hands", table, body)
+        self.next_hand[table] = number + 1
+        self.dealt.discard(table)
+        return number
+
+    def correct(self, table: int, hand: int, result: dict[str, Any], reason: str) -> None:
+        body = {"round": 1, "segment": 1, "table": table, "hand": hand, "result": result}
+        self._post("corrections", table, {**body, "reason": reason})
+
+
+@pytest.fixture(scope="module")
+def judges(hall: Any) -> Iterator[Judges]:
+    admin = {"Authorization": f"Bearer {hall.admin_token}"}
+    with httpx.Client(base_url=hall.base_url, timeout=10.0) as client:
+        # Both groups start their first half now: the session clock counts down 70 minutes.
+        for group in ("A", "B"):
+            opened = client.post(
+                f"/api/tournaments/{hall.tournament_id}/segments/open",
+                json={"round": 1, "segment": 1, "group": group},
+                headers=admin,
+            )
+            assert opened.status_code == 201, opened.text
+        yield Judges(client, hall)
+
+
+def open_hall(page: Any, hall: Any, query: str) -> None:
+    page.goto(f"{hall.base_url}/hall/{hall.tournament_id}?{query}")
+    page.wait_for_function(
+        "() => window.hallDisplay?.feed.status === 'live'"
+        " && document.querySelectorAll('#rows .hall-row').length > 0"
+        " && document.querySelectorAll('#tables .table-cell').length > 0",
+        polling=100,
+        timeout=10_000,
+    )
+
+
+def side_of_band(page: Any, position: int) -> str | None:
+    """Which side of the band the row of the player at `position` is on."""
+    player = page.get_attribute(f"#rows [data-position='{position}']", "data-player")
+    return page.evaluate(SIDE_OF_BAND, player)
+
+
+def wait_for_row(page: Any, player: str, total: str, side: str) -> None:
+    """Until the player's row shows `total` on `side` of the cut band."""
+    page.wait_for_function(
+        f"""([p, total, side]) => ({SIDE_OF_BAND})(p) === side
+            && document.querySelector(`#rows [data-player='${{p}}'] .col-total`)
+                ?.textContent === total""",
+        arg=[player, total, side],
+        polling=100,
+        timeout=5_000,
+    )
+
+
+def test_pages_the_standings_and_centres_a_page_on_the_cut(page: Any, hall: Any, judges: Judges):
+    rows = 20
+    open_hall(page, hall, f"rows={rows}&interval=600")
+    assert page.text_content("#pager") == f"page 1/{math.ceil(PLAYERS / rows)}"
+    shown = page.eval_on_selector_all(
+        "#rows .hall-row",
+        "rows => rows.map(r => { const b = r.getBoundingClientRect();"
+        " return {top: b.top, bottom: b.bottom, height: b.height,"
+        " font: parseFloat(getComputedStyle(r).fontSize)}; })",
+    )
+    assert len(shown) == rows
+    assert all(row["height"] >= 40 for row in shown), shown  # readable from 10 m
+    assert all(row["font"] >= 24 for row in shown), shown
+    assert shown[-1]["bottom"] <= 1080  # the whole page is on the screen
+    # Page 1 ends on position 20, past the line at 16: the band sits after the 16th row.
+    assert side_of_band(page, position=ADVANCE) == "above"
+    assert side_of_band(page, position=ADVANCE + 1) == "below"
+
+    # The session clock counts down the half's 70 minutes from the server's time (rule CL-6).
+    assert page.text_content("#session-label") == "Time left"
+    minutes, seconds = page.text_content("#session-time").split(":")
+    assert 68 <= int(minutes) <= 70 and len(seconds) == 2
+    assert page.locator("#tables .table-cell").count() == len(hall.round_one.tables)
+    assert page.text_content("#table-counts") == f"{len(hall.round_one.tables)} playing"
+    assert page.locator("#badge").is_hidden()
+    assert page.text_content("#updated").startswith("updated ")
+
+    # The full-screen button uses the Fullscreen API.
+    button = page.locator("#fullscreen")
+    assert button.is_visible()
+    button.click()
+    page.wait_for_function("() => document.fullscreenElement !== null", timeout=5_000)
+    page.keyboard.press("f")
+    page.wait_for_function("() => document.fullscreenElement === null", timeout=5_000)
+
+    # The cut page: the band in the middle of the screen, labelled from the cut's advance count.
+    open_hall(page, hall, f"rows={rows}&page=cut")
+    band = page.locator("#rows .cut-band")
+    assert band.count() == 1
+    assert band.locator(".cut-label").text_content() == f"Top {ADVANCE} advance"
+    positions = page.eval_on_selector_all(
+        "#rows .hall-row", "rs => rs.map(r => +r.dataset.position)"
+    )
+    assert positions == list(range(ADVANCE - rows // 2 + 1, ADVANCE + rows // 2 + 1))
+    # Before any hand, all 64 are level at the line: the tie-break state says so (rule ST-7).
+    tie = band.locator(".cut-tie").text_content()
+    assert f"{PLAYERS} level for {ADVANCE} places" in tie and "draw pending" in tie, tie
+
+
+def test_the_rotation_comes_back_to_the_cut_and_a_pinned_page_stays(
+    page: Any, hall: Any, judges: Judges
+):
+    # Playwright's clock runs the page's timers: no real waiting for the interval.
+    page.clock.install()
+    open_hall(page, hall, "rows=20&interval=5")
+    seen = [page.text_content("#pager")]
+    for _ in range(5):
+        page.clock.run_for(5_000)
+        seen.append(page.text_content("#pager"))
+    assert seen == [
+        "page 1/4",
+        "page 2/4",
+        "page 3/4",
+        "page 4/4",
+        "cut line · 4 pages",
+        "page 1/4",
+    ]
+
+    open_hall(page, hall, "rows=20&interval=5&page=cut")
+    page.clock.run_for(12_000)
+    assert page.text_content("#pager") == "cut line · 4 pages"
+    assert page.locator("#rows .cut-band").count() == 1
+
+
+def test_a_new_hand_is_on_the_screen_within_a_second(page: Any, hall: Any, judges: Judges):
+    open_hall(page, hall, "rows=16&page=1")
+    winner = judges.seats[1][0]
+    judges.deal(1)
+    started = time.perf_counter()
+    judges.enter(1, {"kind": "self_draw", "winner": winner, "value": 8})
+    # The winner is alone on top now: the first row of page 1, with 3 x 8 collected.
+    page.wait_for_function(
+        "(p) => document.querySelector(`#rows [data-player='${p}'] .col-total`)"
+        "?.textContent === '24.00'",
+        arg=winner,
+        polling="raf",
+        timeout=5_000,
+    )
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.0, f"the hand took {elapsed:.3f} s to reach the hall display"
+    assert page.get_attribute("#rows .hall-row", "data-player") == winner
+
+
+def test_a_correction_moves_the_player_across_the_cut_line(page: Any, hall: Any, judges: Judges):
+    # Every row on one page, so the row stays on the screen wherever it moves.
+    open_hall(page, hall, f"rows={PLAYERS}&interval=600")
+    east, low, west, north = judges.seats[2]
+    # A low player: they dealt into a 10-point hand (everyone but the winner pays 10).
+    judges.enter(2, {"kind": "discard", "winner": east, "discarder": low, "value": 10})
+    wait_for_row(page, low, "-10.00", "below")
+
+    # A big self-draw lifts them over the line...
+    big = judges.enter(2, {"kind": "self_draw", "winner": low, "value": 100})
+    wait_for_row(page, low, "290.00", "above")
+    arrow = page.locator(f"#rows [data-player='{low}'] .arrow")
+    assert arrow.text_content() == "▲"
+
+    # ...and the judge corrects it to a draw: back under the band, with the rank falling.
+    judges.correct(2, big, {"kind": "draw"}, reason="entered on the wrong table's tablet")
+    wait_for_row(page, low, "-10.00", "below")
+    assert arrow.text_content() == "▼"
+    row = page.locator(f"#rows [data-player='{low}']")
+    assert row.get_attribute("class") is not None and "below" in row.get_attribute("class")
+
+
+def test_the_stale_badge_shows_when_the_feed_stops_and_goes_when_it_resumes(
+    page: Any, hall: Any, judges: Judges
+):
+    # The page's clock is Playwright's: 13 s pass at once with no message from the server
+    # (heartbeats come every 5 s; more than 12 s of silence is stale).
+    page.clock.install()
+    open_hall(page, hall, "rows=16")
+    badge = page.locator("#badge")
+    assert badge.is_hidden()
+    page.clock.run_for(13_000)
+    page.wait_for_function("() => !document.getElementById('badge').hidden", polling=100)
+    assert badge.text_content() == "stale"
+    # The next heartbeat brings it back: the badge goes by itself.
+    page.wait_for_function(
+        "() => document.getElementById('badge').hidden", polling=100, timeout=8_000
+    )
+
+    # A dropped connection shows "offline", and the feed reconnects and resumes by itself.
+    page.evaluate("() => window.hallDisplay.feed.socket.close()")
+    page.wait_for_function(
+        "() => document.getElementById('badge').textContent === 'offline'", polling=20
+    )
+    page.wait_for_function(
+        "() => window.hallDisplay.feed.status === 'live'"
+        " && document.getElementById('badge').hidden",
+        polling=100,
+        timeout=8_000,
+    )
+
+
+def test_the_crowded_screen(page: Any, hall: Any, judges: Judges) -> None:
+    open_hall(page, hall, "rows=20&page=cut")
+    # Most tables finish the half; the last four are still playing.
+    for table in hall.round_one.tables:
+        last = HANDS_PER_HALF if table <= 12 else 5
+        while judges.next_hand[table] <= last:
+            judges.enter(table)
+    six_hands = (
+        "() => [...document.querySelectorAll('#tables .t-hands')]"
+        ".filter(h => h.textContent === '6/8').length === 3"
+    )
+
+    # Hours unattended: updates replace the rows and cells, they never add to them, so the
+    # document keeps the size of one screen (20 rows, one band, 16 tables, the tie's list).
+    size = """() => ({
+        elements: document.getElementsByTagName('*').length,
+        rows: document.querySelectorAll('#rows .hall-row').length,
+        bands: document.querySelectorAll('.cut-band').length,
+        tables: document.querySelectorAll('#tables > *').length,
+    })"""
+    before = page.evaluate(size)
+    for table in (13, 14, 15):
+        judges.enter(table)
+    page.wait_for_function(six_hands, polling=100, timeout=5_000)
+    after = page.evaluate(size)
+    for shown in (before, after):
+        assert (shown["rows"], shown["bands"], shown["tables"]) == (20, 1, 16), shown
+        assert shown["elements"] < 400, shown
+
+    # A tie at the line, decided by the tie-break on hands (rules ST-4, ST-7).
+    tied = tie_the_line(judges)
+    page.wait_for_function(
+        "(tied) => tied.every(p => document.querySelector(`#rows [data-player='${p}'] .tie-tag`))",
+        arg=tied,
+        polling=100,
+        timeout=5_000,
+    )
+    tie = page.text_content("#rows .cut-band .cut-tie")
+    assert tie.startswith("Tie at ") and f"{len(tied)} level for " in tie, tie
+    assert page.text_content("#table-counts") == "4 playing · 12 done"
+    # Group B's tables still play: their half's deadline is the session clock.
+    assert page.text_content("#session-label") == "Time left"
+
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "hall.png"))
+        open_hall(page, hall, "rows=20&page=1")
+        page.screenshot(path=str(SCREENS / "hall-page-1.png"))
+
+
+def tie_the_line(judges: Judges) -> list[str]:
+    """A penalty brings the 16th player level with the 17th: a tie at the line (rule ST-4).
+    Returns the players level at the line."""
+    hall = judges.hall
+    answer = judges.client.get(f"/api/tournaments/{hall.tournament_id}/standings")
+    rows = sorted(answer.json()["rounds"][0]["standings"], key=lambda row: row["position"])
+    line, first_out = rows[ADVANCE - 1], rows[ADVANCE]
+    gap = int(line["total"]) - int(first_out["total"])  # whole points in round 1
+    if gap:
+        given = judges.client.post(
+            f"/api/tournaments/{hall.tournament_id}/penalties",
+            json={"round": 1, "player": line["player"], "points": -gap, "reason": "stalling"},
+            headers={"Authorization": f"Bearer {hall.admin_token}"},
+        )
+        assert given.status_code == 201, given.text
+    answer = judges.client.get(f"/api/tournaments/{hall.tournament_id}/standings")
+    tie = answer.json()["rounds"][0]["cut"]["tie"]
+    assert tie is not None
+    return [str(player) for player in tie["players"]]
