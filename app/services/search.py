@@ -1,0 +1,100 @@
+"""Finding a player by name on a phone: forgiving accents, case and typos.
+
+A spectator types "emile dubois" for "Émile Dubois" or "hayshi" for "Hayashi". Names and
+queries are compared in a plain form (accents stripped, case folded), token by token:
+players whose name tokens start with the query's tokens come first, then the rest by how
+similar they are (difflib's ratio), and players that are not similar enough are left out.
+Pure functions: the caller hands in the players of one tournament.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Letters that NFKD does not split into a base letter and an accent.
+_PLAIN_LETTERS = str.maketrans(
+    {"ø": "o", "đ": "d", "ð": "d", "ł": "l", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i"}
+)
+_TOKEN = re.compile(r"[^\W_]+")
+
+SIMILAR_ENOUGH = 0.75  # below this a name is not offered ("hayshi" is 0.92 of "hayashi")
+PREFIX_SCORE = 0.95  # a token that starts the name's token: better than any typo
+
+
+def normalize(text: str) -> str:
+    """Casefolded, without accents: "Émile Endō" -> "emile endo"."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return stripped.translate(_PLAIN_LETTERS)
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(normalize(text))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    player: str | int
+    name: str
+    country: str | None = None
+
+
+@dataclass(frozen=True)
+class Match:
+    candidate: Candidate
+    prefix_hits: int  # query tokens that start one of the name's tokens (or the id)
+    similarity: float  # 0..1
+
+    @property
+    def sort_key(self) -> tuple[int, float, str]:
+        # More prefix hits first, then the closer spelling, then by name for a stable list.
+        return (-self.prefix_hits, -self.similarity, normalize(self.candidate.name))
+
+
+def _ratio(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _token_score(query_token: str, name_tokens: list[str]) -> tuple[bool, float]:
+    """Whether the query token starts a name token, and its best similarity to one."""
+    best = 0.0
+    prefix = False
+    for name_token in name_tokens:
+        if name_token.startswith(query_token):
+            prefix = True
+            best = max(best, 1.0 if name_token == query_token else PREFIX_SCORE)
+        else:
+            best = max(best, _ratio(query_token, name_token))
+    return prefix, best
+
+
+def match(candidate: Candidate, query: str) -> Match | None:
+    """How well `query` finds `candidate`, or None when it does not."""
+    wanted = tokens(query)
+    if not wanted:
+        return None
+    name_tokens = tokens(candidate.name) + tokens(str(candidate.player))
+    hits = 0
+    scores = []
+    for query_token in wanted:
+        prefix, score = _token_score(query_token, name_tokens)
+        hits += prefix
+        scores.append(score)
+    similarity = sum(scores) / len(scores)
+    # A name typed without its space ("emiledubois") is compared as a whole too.
+    whole = _ratio("".join(wanted), "".join(tokens(candidate.name)))
+    similarity = max(similarity, whole)
+    if hits == len(wanted) or similarity >= SIMILAR_ENOUGH:
+        return Match(candidate, hits, similarity)
+    return None
+
+
+def search(candidates: Iterable[Candidate], query: str, limit: int = 20) -> list[Match]:
+    """The best matches for `query`, best first, at most `limit`."""
+    found = [m for c in candidates if (m := match(c, query)) is not None]
+    found.sort(key=lambda m: m.sort_key)
+    return found[:limit]

@@ -1,0 +1,102 @@
+"""The spectator's name search: accents, case and typos forgiven, prefixes first."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.services.search import Candidate, match, normalize, search, tokens
+
+FIELD = [
+    Candidate("P0001", "Émile Dubois", "FR"),
+    Candidate("P0002", "Emil Duval", "DK"),
+    Candidate("P0003", "Hiro Hayashi", "JP"),
+    Candidate("P0004", "Hana Hayes", "US"),
+    Candidate("P0005", "Tomás García", "ES"),
+    Candidate("P0006", "Jun Endō", "JP"),
+    Candidate("P0007", "Lars Møller", "DK"),
+    Candidate("P0008", "Grace Müller", "DE"),
+    Candidate("P0009", "Ming Lau", "HK"),
+    Candidate(42, "René Ahn", "FR"),
+]
+
+
+def names(query: str) -> list[str]:
+    return [m.candidate.name for m in search(FIELD, query)]
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("Émile Dubois", "emile dubois"),
+        ("Jun Endō", "jun endo"),
+        ("Lars Møller", "lars moller"),
+        ("STRAẞE", "strasse"),
+        ("ＡＢＣ", "abc"),  # full-width letters from a phone keyboard
+    ],
+)
+def test_normalize_strips_accents_and_case(text: str, plain: str) -> None:
+    assert normalize(text) == plain
+
+
+def test_tokens_split_on_anything_but_letters_and_digits() -> None:
+    assert tokens("  García-López, T. 12 ") == ["garcia", "lopez", "t", "12"]
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("emile dubois", "Émile Dubois"),  # no accent typed
+        ("EMILE DUBOIS", "Émile Dubois"),
+        ("emile dubios", "Émile Dubois"),  # letters swapped
+        ("hayshi", "Hiro Hayashi"),  # a letter missing
+        ("hayasi", "Hiro Hayashi"),
+        ("garcia", "Tomás García"),
+        ("endo", "Jun Endō"),
+        ("moller", "Lars Møller"),
+        ("muller", "Grace Müller"),
+        ("emiledubois", "Émile Dubois"),  # the space forgotten
+        ("dubois emile", "Émile Dubois"),  # surname first
+        ("p0009", "Ming Lau"),  # the id on the seating slip
+        ("42", "René Ahn"),
+    ],
+)
+def test_the_intended_player_comes_first(query: str, first: str) -> None:
+    assert names(query)[0] == first
+
+
+def test_prefix_matches_rank_above_closer_spellings() -> None:
+    # "ha" starts Hayashi and Hayes and Hana: those come before anything merely similar.
+    found = search(FIELD, "ha")
+    assert {m.candidate.name for m in found[:2]} == {"Hiro Hayashi", "Hana Hayes"}
+    assert all(m.prefix_hits == 1 for m in found[:2])
+
+
+def test_both_tokens_matching_beats_one() -> None:
+    # Both names start with "emil" and "du"; the exact "emil" puts Emil Duval first.
+    found = search(FIELD, "emil du")
+    assert [m.candidate.name for m in found] == ["Emil Duval", "Émile Dubois"]
+    assert [m.prefix_hits for m in found] == [2, 2]
+    assert names("emile du")[0] == "Émile Dubois"
+
+
+def test_unrelated_names_are_left_out() -> None:
+    assert names("hayshi") == ["Hiro Hayashi"]
+    assert names("zzzz") == []
+
+
+def test_an_empty_or_punctuation_query_finds_nobody() -> None:
+    assert names("") == []
+    assert names(" ,.- ") == []
+
+
+def test_the_limit_caps_the_list() -> None:
+    many = [Candidate(f"P{i}", f"Aiko Ahn {i}") for i in range(50)]
+    assert len(search(many, "aiko", limit=20)) == 20
+
+
+def test_a_match_reports_its_prefix_hits_and_similarity() -> None:
+    found = match(FIELD[0], "emile dubios")
+    assert found is not None
+    assert found.prefix_hits == 1
+    assert 0.8 < found.similarity < 1
+    assert match(FIELD[0], "hayashi") is None
