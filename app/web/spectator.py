@@ -1,7 +1,520 @@
-"""Pages: see the module's routes (issue 6)."""
+"""The spectator's phone (issue 6): find a player, follow them, and watch their table, total,
+rank and distance to the cut live.
+
+    GET /                       find players by name; the players this phone follows
+    GET /search?t=&q=           the name search, as JSON (accents and typos forgiven)
+    GET /p/{player}[?t=]        one player: table and seat, total, rank, the cut, hands, chart
+    GET /p/{player}/chart[?t=]  the chart alone (SVG), which the page swaps in when it changes
+    GET /spectator-sw.js        the service worker that keeps the pages' shell on the phone
+
+A seating slip's QR code opens `/p/{player}` with no tournament: it is the newest tournament
+that has the player. Live figures come from the feed's `player:ID` and `table:N` channels;
+the page is rendered here first, so it shows the right figures before the feed connects.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import hashlib
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlmodel import Session
+
+from app.db import queries
+from app.domain.hands import PlayerId, Settlement
+from app.domain.numbers import shown
+from app.domain.replay import standings_report
+from app.domain.tournament import RoundState, Tournament
+from app.realtime.channels import SEAT_NAMES, States
+from app.services.errors import NotFound
+from app.services.search import Candidate, search
+from app.services.store import TournamentStore
+from app.web.deps import MAX_NUMBER, StoreDep
+from app.web.pages import PACKAGE, render, templates
 
 router = APIRouter(include_in_schema=False)
+
+TournamentParam = Annotated[int | None, Query(alias="t", ge=1, le=MAX_NUMBER)]
+SEGMENT_WORDS = {"half": "Half", "quarter": "Quarter", "session": "Session"}
+# What the service worker keeps: if one of them changes, so does the worker's version, and
+# phones fetch the new shell once.
+SHELL = (
+    "base.css",
+    "spectator.css",
+    "live.js",
+    "spectator.js",
+    "manifest.webmanifest",
+    "icons/icon-192.png",
+)
+
+
+# -- which tournament ---------------------------------------------------------------------
+
+
+def _tournaments(store: TournamentStore) -> list[tuple[int, str]]:
+    """Every tournament's id and name, newest first."""
+    with Session(store.engine) as session:
+        rows = queries.list_tournaments(session)
+    return sorted(((row.id, row.name) for row in rows if row.id is not None), reverse=True)
+
+
+def _tournament_ids(store: TournamentStore) -> list[int]:
+    return [tid for tid, _ in _tournaments(store)]
+
+
+def _has_player(tournament: Tournament, player_id: str) -> bool:
+    return any(str(player) == player_id for player in tournament.players)
+
+
+def _tournament_of(store: TournamentStore, player_id: str, wanted: int | None) -> int:
+    """The tournament named by `?t=`, or else the newest one that has the player (a seating
+    slip's QR code names no tournament)."""
+    for tournament_id in [wanted] if wanted is not None else _tournament_ids(store):
+        if store.read(tournament_id, lambda t, _: _has_player(t, player_id)):
+            return tournament_id
+    where = f"tournament {wanted}" if wanted is not None else "any tournament"
+    raise NotFound(f"player {player_id!r} is not registered in {where}")
+
+
+# -- the player's hands and the chart -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandLine:
+    hand: int
+    result: str
+    delta: int
+    won: bool
+
+
+@dataclass(frozen=True)
+class SegmentBlock:
+    """The player's table in one segment of the current round, and its hands so far."""
+
+    segment: int
+    table: int
+    seat: str
+    planned: int
+    hands: list[HandLine]
+    finished: bool
+
+
+def result_text(settlement: Settlement, player: PlayerId, names: dict[str, str]) -> str:
+    """The hand as the player sees it; spectator.js says it in the same words (from the
+    table channel, which has the winner, the value and the point changes)."""
+    if settlement.winner is None:
+        return "Draw" if all(d == 0 for _, d in settlement.deltas) else "Ruling"
+    value = f" {settlement.value}" if settlement.value is not None else ""
+    if settlement.winner == player:
+        return f"Won{value}"
+    return f"{names.get(str(settlement.winner), str(settlement.winner))} won{value}"
+
+
+def _segments_of(state: RoundState, player: PlayerId) -> list[tuple[int, int]]:
+    """(segment, table) of every segment the player sits in this round, in order."""
+    return sorted((segment, table) for (segment, p), table in state.seat_of.items() if p == player)
+
+
+def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[SegmentBlock]:
+    blocks = []
+    planned = state.format.hands_per_segment
+    for segment, table_number in _segments_of(state, player):
+        table = state.tables[(segment, table_number)]
+        hands = [
+            HandLine(
+                hand=number,
+                result=result_text(settlement, player, names),
+                delta=dict(settlement.deltas).get(player, 0),
+                won=settlement.winner == player,
+            )
+            for number, settlement in sorted(table.settlements.items())
+        ]
+        finished = table.last_hand >= planned or (
+            (table.group if state.number == 1 else "", segment) in state.closed
+        )
+        blocks.append(
+            SegmentBlock(
+                segment=segment,
+                table=table_number,
+                seat=SEAT_NAMES[table.seats.index(player)],
+                planned=planned,
+                hands=hands,
+                finished=finished,
+            )
+        )
+    return blocks
+
+
+@dataclass(frozen=True)
+class RoundTrace:
+    """The player's total through one round: the carry-in, then after each hand (and the
+    round's penalties last, as they have no place among the hands)."""
+
+    round: int
+    label: str
+    running: list[Fraction]
+    slots: int  # hands the round has room for on the chart
+    ended: bool
+
+    @property
+    def total(self) -> Fraction:
+        return self.running[-1]
+
+
+def _round_label(tournament: Tournament, number: int) -> str:
+    return "Final" if tournament.format.round(number).is_final else f"R{number}"
+
+
+def _traces(tournament: Tournament, player: PlayerId) -> list[RoundTrace]:
+    traces = []
+    for number, state in sorted(tournament.rounds.items()):
+        segments = _segments_of(state, player)
+        if player not in state.field and not segments:
+            continue  # not in this round
+        running = [Fraction(state.carry_in.get(player, 0))]
+        for segment, table_number in segments:
+            for _, settlement in sorted(state.tables[(segment, table_number)].settlements.items()):
+                running.append(running[-1] + dict(settlement.deltas).get(player, 0))
+        penalties = sum(p.points for p in state.penalties if p.player == player)
+        if penalties:
+            running.append(running[-1] + penalties)
+        seated = len(segments) or state.format.segments
+        traces.append(
+            RoundTrace(
+                round=number,
+                label=_round_label(tournament, number),
+                running=running,
+                slots=max(seated * state.format.hands_per_segment, len(running) - 1, 1),
+                ended=state.ended is not None,
+            )
+        )
+    return traces
+
+
+def _nice_step(span: float, ticks: int = 4) -> int:
+    """A step of 1, 2 or 5 times a power of ten that cuts `span` into about `ticks` parts."""
+    raw = max(span / ticks, 1.0)
+    power = 10 ** math.floor(math.log10(raw))
+    return int(next(m * power for m in (1, 2, 5, 10) if m * power >= raw))
+
+
+@dataclass
+class Chart:
+    """The chart's geometry, in the SVG's own units; the template only draws it."""
+
+    width: int = 360
+    height: int = 210
+    left: int = 46
+    right: int = 10
+    top: int = 12
+    bottom: int = 42
+    y_ticks: list[tuple[float, str]] = field(default_factory=list)
+    zero: float | None = None
+    bands: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    links: list[tuple[float, float, float, float]] = field(default_factory=list)
+    points: list[dict[str, Any]] = field(default_factory=list)
+    cut: dict[str, Any] | None = None
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.height - self.bottom
+
+    @property
+    def plot_right(self) -> int:
+        return self.width - self.right
+
+
+def build_chart(traces: list[RoundTrace], cut_total: Fraction | None) -> Chart:
+    """Each round's total hand by hand, one point at each round's end (or now), the
+    carry-over between rounds dotted, and the live cut line in the round being played."""
+    chart = Chart()
+    values = [float(v) for trace in traces for v in trace.running] + [0.0]
+    if cut_total is not None:
+        values.append(float(cut_total))
+    step = _nice_step(max(values) - min(values))
+    low = math.floor(min(values) / step) * step
+    high = math.ceil(max(values) / step) * step
+    if high == low:
+        high = low + step
+    plot_width = chart.width - chart.left - chart.right
+    plot_height = chart.plot_bottom - chart.top
+    slots = sum(trace.slots for trace in traces) or 1
+
+    def x(slot: float) -> float:
+        return round(chart.left + plot_width * slot / slots, 1)
+
+    def y(value: Fraction | float) -> float:
+        return round(chart.top + plot_height * (high - float(value)) / (high - low), 1)
+
+    chart.y_ticks = [(y(v), f"{v:,}") for v in range(int(low), int(high) + 1, step)]
+    chart.zero = y(0) if low < 0 < high else None
+    offset = 0
+    previous: tuple[float, float] | None = None
+    for index, trace in enumerate(traces):
+        xs = [x(offset + i) for i in range(len(trace.running))]
+        ys = [y(v) for v in trace.running]
+        chart.bands.append(
+            {
+                "x": x(offset),
+                "width": round(x(offset + trace.slots) - x(offset), 1),
+                "middle": round((x(offset) + x(offset + trace.slots)) / 2, 1),
+                "label": trace.label,
+                "shaded": index % 2 == 1,
+            }
+        )
+        if previous is not None:
+            chart.links.append((*previous, xs[0], ys[0]))  # rule SC-3: the carry-over
+        chart.lines.append(" ".join(f"{a},{b}" for a, b in zip(xs, ys, strict=True)))
+        chart.points.append(
+            {
+                "x": xs[-1],
+                "y": ys[-1],
+                "round": trace.round,
+                "title": f"{trace.label}: {shown(trace.total)}"
+                + ("" if trace.ended else " so far"),
+                "current": not trace.ended,
+            }
+        )
+        previous = (xs[-1], ys[-1])
+        offset += trace.slots
+    last = traces[-1] if traces else None
+    if cut_total is not None and last is not None and not last.ended:
+        band = chart.bands[-1]
+        chart.cut = {
+            "x1": band["x"],
+            "x2": round(band["x"] + band["width"], 1),
+            "y": y(cut_total),
+            "title": f"The cut: {shown(cut_total)}",
+        }
+    return chart
+
+
+# -- the player's page --------------------------------------------------------------------
+
+
+@dataclass
+class PlayerPage:
+    tournament_id: int
+    tournament_name: str
+    player: dict[str, Any]  # the `player:ID` channel's state: what the feed keeps up to date
+    live: bool  # False once the player is out: their last round no longer changes
+    country: str | None
+    substitute: bool
+    round_label: str
+    segment_word: str
+    segments: int
+    field_size: int
+    advance: int | None
+    blocks: list[SegmentBlock]
+    current: SegmentBlock | None
+    names: dict[str, str]
+    chart: Chart
+    penalties: list[tuple[int, str]]
+
+    def data(self) -> dict[str, Any]:
+        """What spectator.js needs to carry on live (passed as JSON, escaped by tojson)."""
+        return {
+            "tournament": self.tournament_id,
+            "live": self.live,
+            "player": str(self.player["player"]),
+            "name": self.player["name"],
+            "round": self.player["round"],
+            "total": (self.player.get("standing") or {}).get("total"),
+            "advance": self.advance,
+            "seats": self.player.get("seats", []),
+            "hands_seen": 0 if self.current is None else len(self.current.hands),
+            "segment_word": self.segment_word,
+            "segments": self.segments,
+            "current": None
+            if self.current is None
+            else {"segment": self.current.segment, "table": self.current.table},
+            "names": self.names,
+        }
+
+
+def _current(blocks: list[SegmentBlock]) -> SegmentBlock | None:
+    """The table the player is at, or goes to next: the first segment not finished."""
+    return next((b for b in blocks if not b.finished), blocks[-1] if blocks else None)
+
+
+def _cut_total(states: States) -> Fraction | None:
+    """The total of the last player above the cut (rule ST-3), while the round is played."""
+    cut = states.standings().get("cut")
+    line = cut.get("line_total") if cut else None
+    return None if line is None else Fraction(line)
+
+
+def _plays_in(state: RoundState, player: PlayerId) -> bool:
+    return player in state.field or bool(_segments_of(state, player))
+
+
+def _player_page(
+    tournament: Tournament, tournament_id: int, player_id: str, now: datetime
+) -> PlayerPage:
+    registered = next(r for p, r in tournament.players.items() if str(p) == player_id)
+    player = registered.player
+    states = States(tournament, now)
+    current = tournament.current_round
+    # The round to show: the one being played, or the last one the player was in.
+    played = [n for n, st in sorted(tournament.rounds.items()) if _plays_in(st, player)]
+    state = tournament.rounds[played[-1]] if played else current
+    live = state is current
+    table_mates = {
+        seated
+        for segment, table in _segments_of(state, player)
+        for seated in state.tables[(segment, table)].seats
+    }
+    names = {str(p): tournament.players[p].name for p in table_mates | {player}}
+    blocks = _blocks(state, player, names)
+    # Live: the `player:ID` channel's state, which the feed keeps up to date. Out of the
+    # event: the same shape for the last round played, which no longer changes.
+    player_state = states.player(player_id) if live else _past_state(states, state, player)
+    return PlayerPage(
+        tournament_id=tournament_id,
+        tournament_name=tournament.name,
+        player=player_state,
+        live=live,
+        country=registered.country,
+        substitute=registered.substitute,
+        round_label="Final" if state.format.is_final else f"Round {state.number}",
+        segment_word=SEGMENT_WORDS.get(state.format.segment_kind, "Segment"),
+        segments=state.format.segments,
+        field_size=len(state.field),
+        advance=state.format.advance,
+        blocks=blocks,
+        current=_current(blocks) if live else None,
+        names=names,
+        chart=build_chart(_traces(tournament, player), _cut_total(states)),
+        penalties=[(p.points, p.reason) for p in state.penalties if p.player == player],
+    )
+
+
+def _past_state(states: States, state: RoundState, player: PlayerId) -> dict[str, Any]:
+    """The `player:ID` channel's shape, for a round that is over."""
+    report = standings_report(states.tournament.standings(state.number), state.format.advance)
+    return {
+        **states.player(str(player)),
+        "round": state.number,
+        "standing": next((r for r in report["standings"] if r["player"] == player), None),
+        "seats": [
+            {"segment": s, "table": t, "seat": SEAT_NAMES[state.tables[(s, t)].seats.index(player)]}
+            for s, t in _segments_of(state, player)
+        ],
+        "winning_hands": sorted(state.winning_values.get(player, ()), reverse=True),
+    }
+
+
+def _missing(request: Request, message: str) -> HTMLResponse:
+    response = render(request, "spectator_missing.html", message=message)
+    response.status_code = 404
+    return response
+
+
+# -- routes -------------------------------------------------------------------------------
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(
+    request: Request,
+    store: StoreDep,
+    tournament_id: TournamentParam = None,
+    q: Annotated[str, Query(max_length=100)] = "",
+) -> HTMLResponse:
+    """Find a player; the followed players are kept on the phone and shown by spectator.js.
+    With `q` the results are rendered here too, for a phone without JavaScript."""
+    tournaments = [{"id": tid, "name": name} for tid, name in _tournaments(store)]
+    ids = [t["id"] for t in tournaments]
+    chosen = tournament_id if tournament_id in ids else (ids[0] if ids else None)
+    results = _search(store, chosen, q) if chosen is not None and q.strip() else []
+    return render(
+        request,
+        "spectator_home.html",
+        tournament=next((t for t in tournaments if t["id"] == chosen), None),
+        tournaments=tournaments,
+        query=q,
+        results=results,
+    )
+
+
+def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict[str, Any]]:
+    def view(tournament: Tournament, _: int) -> list[dict[str, Any]]:
+        candidates = [Candidate(r.player, r.name, r.country) for r in tournament.players.values()]
+        return [
+            {
+                "id": str(m.candidate.player),
+                "name": m.candidate.name,
+                "country": m.candidate.country,
+                "url": f"/p/{quote(str(m.candidate.player), safe='')}?t={tournament_id}",
+            }
+            for m in search(candidates, query)
+        ]
+
+    return store.read(tournament_id, view)
+
+
+@router.get("/search")
+def find_players(
+    store: StoreDep,
+    q: Annotated[str, Query(max_length=100)] = "",
+    tournament_id: TournamentParam = None,
+) -> dict[str, Any]:
+    """Players whose names match `q`, best first: accents, case and typos are forgiven."""
+    if tournament_id is None:
+        ids = _tournament_ids(store)
+        if not ids:
+            raise NotFound("there is no tournament yet")
+        tournament_id = ids[0]
+    return {"tournament": tournament_id, "query": q, "results": _search(store, tournament_id, q)}
+
+
+@router.get("/p/{player_id}", response_class=HTMLResponse)
+def player_page(
+    request: Request, player_id: str, store: StoreDep, tournament_id: TournamentParam = None
+) -> HTMLResponse:
+    try:
+        tid = _tournament_of(store, player_id, tournament_id)
+    except NotFound as error:
+        return _missing(request, str(error))
+    now = store.clock()
+    page = store.read(tid, lambda t, _: _player_page(t, tid, player_id, now))
+    return render(request, "spectator_player.html", page=page)
+
+
+@router.get("/p/{player_id}/chart")
+def player_chart(
+    player_id: str, store: StoreDep, tournament_id: TournamentParam = None
+) -> Response:
+    """The chart alone, as the player page has it inline."""
+    tid = _tournament_of(store, player_id, tournament_id)
+    now = store.clock()
+
+    def view(tournament: Tournament, _: int) -> Chart:
+        player = next(p for p in tournament.players if str(p) == player_id)
+        return build_chart(_traces(tournament, player), _cut_total(States(tournament, now)))
+
+    chart = store.read(tid, view)
+    svg = templates.get_template("spectator_chart.html").render(chart=chart)
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/spectator-sw.js")
+def service_worker() -> Response:
+    """Served from the root so that it may control `/` and `/p/...`; it leaves every other
+    page of the site alone (see the file)."""
+    static = PACKAGE / "static"
+    digest = hashlib.sha256()
+    for name in SHELL:
+        digest.update((static / name).read_bytes())
+    source = (static / "spectator-sw.js").read_text(encoding="utf-8")
+    return Response(
+        source.replace("__VERSION__", digest.hexdigest()[:12]),
+        media_type="text/javascript",
+        headers={"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"},
+    )

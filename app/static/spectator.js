@@ -1,0 +1,379 @@
+// The spectator's phone: find players, follow them (a list kept on this phone, no account),
+// and watch one player's table, total, rank and distance to the cut live.
+//
+// Data: the pages come rendered; after that only the live feed's messages arrive (the
+// `player:ID` channel for figures, the player's `table:N` for the hands at their table).
+// The chart is drawn by the server: when the player's total or hands change, the page
+// fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
+
+import { LiveFeed } from "/static/live.js";
+
+const FOLLOWED_KEY = "wsom.followed";
+
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/spectator-sw.js", { scope: "/" }).catch(() => {});
+}
+
+// -- the followed list, in localStorage ---------------------------------------------------
+
+export function loadFollowed() {
+  try {
+    const list = JSON.parse(localStorage.getItem(FOLLOWED_KEY) || "[]");
+    return Array.isArray(list) ? list.filter((e) => e && e.t && e.id) : [];
+  } catch {
+    return [];
+  }
+}
+
+function saveFollowed(list) {
+  localStorage.setItem(FOLLOWED_KEY, JSON.stringify(list));
+}
+
+function isFollowed(t, id) {
+  return loadFollowed().some((e) => e.t === t && e.id === id);
+}
+
+function setFollowed(entry, follow) {
+  const rest = loadFollowed().filter((e) => !(e.t === entry.t && e.id === entry.id));
+  saveFollowed(follow ? [...rest, entry] : rest);
+}
+
+function followButton(entry, onChange) {
+  const button = el("button", { className: "follow", type: "button" });
+  const show = () => {
+    const on = isFollowed(entry.t, entry.id);
+    button.textContent = on ? "★" : "☆";
+    button.setAttribute("aria-pressed", String(on));
+    button.setAttribute("aria-label", `${on ? "Unfollow" : "Follow"} ${entry.name}`);
+  };
+  button.addEventListener("refresh", show); // the same player's star elsewhere changed
+  button.addEventListener("click", (event) => {
+    event.preventDefault();
+    setFollowed(entry, !isFollowed(entry.t, entry.id));
+    show();
+    onChange?.();
+  });
+  show();
+  return button;
+}
+
+// -- small helpers ------------------------------------------------------------------------
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "className" || key === "textContent" || key === "href") node[key] = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function showStatus(status) {
+  const badge = document.getElementById("feed-status");
+  if (!badge) return;
+  badge.className = `feed-status status-${status}`;
+  badge.textContent = { live: "● live", stale: "stale", offline: "offline" }[status] ?? "connecting";
+}
+
+// Mirrors the player page's template (spectator_player.html).
+function distanceText(standing, advance, round) {
+  if (!standing) return [`Not ranked in round ${round}`, ""];
+  if (standing.status === "advanced") return ["Advanced", "above"];
+  if (standing.status === "eliminated") return [`Eliminated in round ${round}`, "below"];
+  if (standing.status === "finished") return ["Final standing", ""];
+  const through = advance ? ` (top ${advance} go through)` : "";
+  if (standing.above_cut === true) return [`${standing.distance_shown} above the cut${through}`, "above"];
+  if (standing.above_cut === false) return [`${standing.distance_shown} to reach the cut${through}`, "below"];
+  return ["", ""];
+}
+
+function unsubscribe(feed, channel) {
+  // live.js has no unsubscribe: forget the channel here and tell the server.
+  feed.channels.delete(channel);
+  feed.states.delete(channel);
+  feed.versions.delete(channel);
+  if (feed.socket?.readyState === WebSocket.OPEN) {
+    feed.socket.send(JSON.stringify({ type: "unsubscribe", channels: [channel] }));
+  }
+}
+
+// -- the home page: search and the followed players ---------------------------------------
+
+function home() {
+  const tid = Number(document.getElementById("page").dataset.tournament) || null;
+  document.getElementById("tournament-choice")?.addEventListener("change", (event) => {
+    location.href = `/?t=${encodeURIComponent(event.target.value)}`;
+  });
+
+  const feeds = new Map(); // tournament -> LiveFeed of its followed players
+  const latest = new Map(); // "t:id" -> player state
+
+  function feedFor(t) {
+    if (!feeds.has(t)) {
+      const feed = new LiveFeed(t, [], {
+        onState: (channel, state) => {
+          latest.set(`${t}:${state.player}`, state);
+          fillFollowed(t, state);
+        },
+        onStatus: showStatus,
+      });
+      feeds.set(t, feed);
+      feed.connect();
+    }
+    return feeds.get(t);
+  }
+
+  function fillFollowed(t, state) {
+    const row = document.querySelector(`#followed li[data-key="${CSS.escape(`${t}:${state.player}`)}"]`);
+    if (!row || !state.registered) return;
+    const standing = state.standing;
+    row.querySelector(".total").textContent = standing ? standing.shown : "–";
+    row.querySelector(".rank").textContent = standing ? `#${standing.rank}` : "";
+    const [text, side] = distanceText(standing, null, state.round);
+    const distance = row.querySelector(".distance");
+    distance.textContent = text;
+    distance.className = `distance ${side}`;
+  }
+
+  function renderFollowed() {
+    const list = document.getElementById("followed");
+    const entries = loadFollowed();
+    document.getElementById("followed-empty").hidden = entries.length > 0;
+    list.replaceChildren(
+      ...entries.map((entry) => {
+        const key = `${entry.t}:${entry.id}`;
+        const link = el(
+          "a",
+          { href: `/p/${encodeURIComponent(entry.id)}?t=${entry.t}` },
+          el("span", { className: "name", textContent: entry.name }),
+          el("span", { className: "distance" }),
+        );
+        const figures = el(
+          "span",
+          { className: "figures" },
+          el("span", { className: "total num", textContent: "–" }),
+          el("span", { className: "rank num muted" }),
+        );
+        return el("li", { "data-key": key }, link, figures, followButton(entry, renderFollowed));
+      }),
+    );
+    for (const [t, feed] of feeds) {
+      for (const channel of [...feed.channels]) {
+        if (!entries.some((e) => e.t === t && channel === `player:${e.id}`)) unsubscribe(feed, channel);
+      }
+    }
+    for (const entry of entries) {
+      const channel = `player:${entry.id}`;
+      const feed = feedFor(entry.t);
+      if (!feed.channels.has(channel)) feed.subscribe(channel);
+      const held = latest.get(`${entry.t}:${entry.id}`);
+      if (held) fillFollowed(entry.t, held);
+    }
+    // Results show the same stars: keep them in step.
+    for (const button of document.querySelectorAll("#results .follow")) button.dispatchEvent(new Event("refresh"));
+  }
+
+  let pending = null;
+  let timer = null;
+  async function find(query) {
+    const results = document.getElementById("results");
+    const none = document.getElementById("no-results");
+    if (!tid || !results) return;
+    pending?.abort();
+    if (!query.trim()) {
+      results.replaceChildren();
+      none.hidden = true;
+      return;
+    }
+    pending = new AbortController();
+    let answer;
+    try {
+      const response = await fetch(`/search?t=${tid}&q=${encodeURIComponent(query)}`, { signal: pending.signal });
+      if (!response.ok) return;
+      answer = await response.json();
+    } catch {
+      return; // aborted by a newer query, or offline
+    }
+    none.hidden = answer.results.length > 0;
+    results.replaceChildren(
+      ...answer.results.map((r) => {
+        const entry = { t: answer.tournament, id: r.id, name: r.name };
+        const button = followButton(entry, renderFollowed);
+        const link = el(
+          "a",
+          { href: r.url },
+          el("span", { className: "name", textContent: r.name }),
+          el("span", { className: "muted", textContent: `${r.country ?? ""} · ${r.id}` }),
+        );
+        return el("li", { "data-player": r.id }, link, button);
+      }),
+    );
+  }
+
+  const input = document.getElementById("q");
+  if (input) {
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => find(input.value), 200);
+    });
+    input.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      clearTimeout(timer);
+      find(input.value);
+      input.blur(); // put the phone's keyboard away to show the results
+    });
+    if (input.value.trim()) find(input.value);
+  }
+  renderFollowed();
+}
+
+// -- a player's page ----------------------------------------------------------------------
+
+function player() {
+  const data = JSON.parse(document.getElementById("page-data").textContent);
+  const pid = data.player;
+  const tid = data.tournament;
+  const names = data.names;
+  let seats = data.seats;
+  let current = data.current; // {segment, table}: where the player is, or goes next
+  let lastTotal = data.total;
+  let handsSeen = data.hands_seen;
+
+  const entry = { t: tid, id: pid, name: data.name };
+  const star = document.getElementById("follow");
+  star.replaceWith(followButton(entry));
+
+  if (!data.live) return; // out of the event: nothing here changes any more
+
+  const tableChannel = () => (current ? `table:${current.table}` : null);
+  const channels = [`player:${pid}`, tableChannel()].filter(Boolean);
+  const feed = new LiveFeed(tid, channels, {
+    onState: (channel, state) => {
+      if (channel === `player:${pid}`) onPlayer(state);
+      else if (channel === tableChannel()) onTable(state);
+    },
+    onStatus: showStatus,
+  }).connect();
+
+  function onPlayer(state) {
+    if (!state.registered) return;
+    if (state.round !== data.round) {
+      location.reload(); // a new round: new tables, a new point on the chart
+      return;
+    }
+    seats = state.seats;
+    if (!current && seats.length) {
+      location.reload(); // seated at last: the page draws the tables
+      return;
+    }
+    const standing = state.standing;
+    document.getElementById("total").textContent = standing ? standing.shown : "–";
+    document.getElementById("rank").textContent = standing ? standing.rank : "–";
+    if (standing) {
+      const [text, side] = distanceText(standing, data.advance, state.round);
+      const distance = document.getElementById("distance");
+      distance.textContent = text;
+      distance.className = `cut-distance ${side}`;
+    }
+    if (standing && standing.total !== lastTotal) {
+      lastTotal = standing.total;
+      refreshChart();
+    }
+    const seat = current && seats.find((s) => s.segment === current.segment);
+    if (seat && seat.table !== current.table) moveTo(seat); // the judge reseated the table
+  }
+
+  function onTable(state) {
+    if (!current || state.table !== current.table || state.segment == null) return;
+    if (state.segment < current.segment) return; // still the earlier players at this table
+    if (state.segment > current.segment) {
+      const next = nextSeat(state.segment);
+      if (next) moveTo(next);
+      return;
+    }
+    renderHands(current.segment, state.hands);
+    document.getElementById("where-hands").textContent = state.hands.length;
+    if (state.hands.length !== handsSeen) {
+      handsSeen = state.hands.length;
+      refreshChart(); // a draw moves no points but is a hand on the chart
+    }
+    if (state.next_hand === null && state.hands.length > 0) {
+      const next = nextSeat(current.segment + 1);
+      if (next) moveTo(next);
+    }
+  }
+
+  function nextSeat(fromSegment) {
+    return [...seats].sort((a, b) => a.segment - b.segment).find((s) => s.segment >= fromSegment);
+  }
+
+  function moveTo(seat) {
+    const old = tableChannel();
+    current = { segment: seat.segment, table: seat.table };
+    handsSeen = document.querySelectorAll(`table.hands[data-segment="${seat.segment}"] tbody tr:not(.empty)`).length;
+    document.getElementById("where-table").textContent = `Table ${seat.table}`;
+    document.getElementById("where-seat").textContent = seat.seat[0].toUpperCase() + seat.seat.slice(1);
+    document.getElementById("where-segment").firstChild.textContent =
+      `${data.segment_word} ${seat.segment} of ${data.segments} · `;
+    document.getElementById("where-hands").textContent = handsSeen;
+    document.querySelector(`table.hands[data-segment="${seat.segment}"]`)?.removeAttribute("hidden");
+    const later = [...seats].sort((a, b) => a.segment - b.segment).filter((s) => s.segment > seat.segment);
+    const next = document.getElementById("where-next");
+    next.hidden = later.length === 0;
+    next.textContent = `Then: ${later
+      .map((s) => `table ${s.table} (${data.segment_word.toLowerCase()} ${s.segment})`)
+      .join(", ")}`;
+    if (tableChannel() !== old) {
+      unsubscribe(feed, old);
+      feed.subscribe(tableChannel());
+    }
+  }
+
+  function resultText(hand) {
+    if (hand.winner === null || hand.winner === undefined) {
+      return Object.values(hand.deltas).every((d) => d === 0) ? "Draw" : "Ruling";
+    }
+    const value = hand.value !== null && hand.value !== undefined ? ` ${hand.value}` : "";
+    if (String(hand.winner) === pid) return `Won${value}`;
+    return `${names[String(hand.winner)] ?? hand.winner} won${value}`;
+  }
+
+  function renderHands(segment, hands) {
+    const table = document.querySelector(`table.hands[data-segment="${segment}"]`);
+    if (!table) return;
+    const rows = [...hands].reverse().map((hand) => {
+      const delta = hand.deltas[pid] ?? 0;
+      const sign = delta > 0 ? "plus" : delta < 0 ? "minus" : "";
+      return el(
+        "tr",
+        { className: String(hand.winner) === pid ? "won" : "" },
+        el("td", { className: "n", textContent: String(hand.hand) }),
+        el("td", { textContent: resultText(hand) }),
+        el("td", { className: `num ${sign}`, textContent: delta > 0 ? `+${delta}` : String(delta) }),
+      );
+    });
+    if (!rows.length) {
+      rows.push(el("tr", { className: "empty" }, el("td", { colspan: "3", className: "muted", textContent: "No hand yet" })));
+    }
+    table.tBodies[0].replaceChildren(...rows);
+  }
+
+  let chartTimer = null;
+  function refreshChart() {
+    // Several messages may come together (the player's total and their table): one fetch.
+    clearTimeout(chartTimer);
+    chartTimer = setTimeout(async () => {
+      try {
+        const response = await fetch(`/p/${encodeURIComponent(pid)}/chart?t=${tid}`);
+        if (response.ok) document.getElementById("chart").innerHTML = await response.text();
+      } catch {
+        // offline: the feed reconnects and the next change fetches it again
+      }
+    }, 300);
+  }
+}
+
+const kind = document.getElementById("page")?.dataset.page;
+if (kind === "home") home();
+else if (kind === "player") player();
