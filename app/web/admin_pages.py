@@ -1,7 +1,385 @@
-"""Pages: see the module's routes (issue 6)."""
+"""The organizer's console (issue 6): the page at /admin, and what it needs beside the admin
+JSON API: the console's view of a tournament, seating slips, judges' token QR codes and the
+results, as a CSV and as a printable page.
+
+The page carries no data and needs no credential: it asks for the admin token once, keeps it
+in sessionStorage and sends it as a bearer header. Every route here that shows what only the
+organizer may see checks that header (AdminDep); none reads a token from the URL, where it
+would stay in the browser's history, the server's access log and Referer headers. The
+printable results are public, like the standings API they are made from.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import csv
+import io
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Literal
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session
+
+from app.db import queries
+from app.domain.errors import IllegalMove
+from app.domain.hands import PlayerId
+from app.domain.log import PlayerRegistered, format_time
+from app.domain.numbers import exact, shown
+from app.domain.slips import Slip, seating_slips
+from app.domain.tournament import Tournament
+from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
+from app.services.errors import NotFound
+from app.services.store import TournamentStore, token_hash
+from app.web.deps import AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
+from app.web.pages import render
+
+# The public API's registration shape, round lookup and per-version report: the console and
+# the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
+from app.web.public import Registration, _report, _round
 
 router = APIRouter(include_in_schema=False)
+
+PlayerRef = str | int
+SegmentState = Literal["not opened", "scheduled", "running", "closed"]
+# The results CSV: the final ranking so far and the current round's standings, one row per
+# player and list; exact values beside the shown ones (rule SC-5).
+RESULT_COLUMNS = (
+    "list",
+    "round",
+    "rank",
+    "player",
+    "name",
+    "country",
+    "status",
+    "carry_in",
+    "play",
+    "total",
+    "total_shown",
+    "cut",
+    "distance",
+    "distance_shown",
+    "prize",
+    "prize_shown",
+)
+
+
+# -- the page ---------------------------------------------------------------------------
+
+
+@router.get("/admin", response_class=HTMLResponse)
+def console(request: Request) -> HTMLResponse:
+    """The console; it asks for the admin token before it shows anything."""
+    return render(request, "admin.html", tournament_id=None)
+
+
+@router.get("/admin/session")
+def check_token(_: AdminDep, settings: SettingsDep) -> dict[str, str]:
+    """Whether the token the console holds is the admin token (401 if not)."""
+    return {"public_url": settings.public_url}
+
+
+@router.get("/admin/{tournament_id}", response_class=HTMLResponse)
+def tournament_console(request: Request, tournament_id: TournamentId) -> HTMLResponse:
+    return render(request, "admin.html", tournament_id=tournament_id)
+
+
+# -- the console's view of a tournament ------------------------------------------------------
+
+
+class ConsoleSegment(BaseModel):
+    group: str | None = Field(description="Round 1 only (rule FM-2)")
+    segment: int
+    start: str | None = Field(description="The scheduled start (rule FM-8)")
+    state: SegmentState
+    tables: list[int]
+
+
+class ConsolePenalty(BaseModel):
+    player: PlayerRef
+    points: int
+    reason: str
+
+
+class ConsoleDraw(BaseModel):
+    seed: str
+    repeats: int
+
+
+class ConsoleState(BaseModel):
+    """What the console shows beside the public summary and standings."""
+
+    tournament: int
+    version: int
+    public_url: str
+    prizes: list[str] = Field(description="Shown amounts by rank (rule PR-2)")
+    round_one_rate: str = Field(description="Exact (rule SC-3)")
+    rate_locked: bool
+    round: int = Field(description="The current round")
+    draw: ConsoleDraw | None
+    in_round: list[PlayerRef] = Field(description="Who may be penalized in the current round")
+    segments: list[ConsoleSegment]
+    penalties: list[ConsolePenalty]
+    players: list[Registration]
+
+
+@router.get("/admin/{tournament_id}/state", response_model=ConsoleState)
+def console_state(
+    tournament_id: TournamentId, _: AdminDep, store: StoreDep, settings: SettingsDep
+) -> ConsoleState:
+    """Registrations, the round's draw, each segment's schedule and the penalties given."""
+    now = store.clock()
+
+    def view(tournament: Tournament, version: int) -> ConsoleState:
+        state = tournament.current_round
+        groups = state.format.group_names if state.number == 1 else ("",)
+        segments = []
+        for group in groups:
+            for segment in range(1, state.format.segments + 1):
+                start = tournament.schedule.get((state.number, group, segment))
+                segments.append(
+                    ConsoleSegment(
+                        group=group or None,
+                        segment=segment,
+                        start=None if start is None else format_time(start),
+                        state=_segment_state(start, (group, segment) in state.closed, now),
+                        tables=sorted(
+                            table
+                            for (seated_segment, table), seated in state.tables.items()
+                            if seated_segment == segment and seated.group == group
+                        ),
+                    )
+                )
+        seated = [player for (_, player) in state.seat_of]
+        return ConsoleState(
+            tournament=tournament_id,
+            version=version,
+            public_url=settings.public_url,
+            prizes=[shown(amount) for amount in tournament.prizes],
+            round_one_rate=exact(tournament.format.round(1).carry_over_rate),
+            rate_locked=tournament.rounds[1].started,
+            round=state.number,
+            draw=None
+            if state.draw is None
+            else ConsoleDraw(seed=state.draw.seed, repeats=state.draw.repeats),
+            in_round=list(dict.fromkeys([*state.field, *seated])),
+            segments=segments,
+            penalties=[
+                ConsolePenalty(player=p.player, points=p.points, reason=p.reason)
+                for p in state.penalties
+            ],
+            players=[
+                Registration(
+                    id=p.player,
+                    name=p.name,
+                    group=p.group,
+                    country=p.country,
+                    substitute=p.substitute,
+                )
+                for p in tournament.players.values()
+            ],
+        )
+
+    return store.read(tournament_id, view)
+
+
+def _segment_state(start: datetime | None, closed: bool, now: datetime) -> SegmentState:
+    if closed:
+        return "closed"
+    if start is None:
+        return "not opened"
+    return "running" if start <= now else "scheduled"
+
+
+# -- seating slips (rule SE-4) ------------------------------------------------------------
+
+
+def _slips(store: TournamentStore, tournament_id: int, round_number: int) -> tuple[str, list[Slip]]:
+    """The tournament's name and the slips of a round: its recorded seatings, or its draw
+    where no seating is recorded (a log imported with the `draw` line alone)."""
+
+    def view(tournament: Tournament, _: int) -> tuple[str, list[Slip]]:
+        state = _round(tournament, round_number)
+        seat_of = state.seat_of or (state.draw.table_of() if state.draw else {})
+        if not seat_of:
+            raise IllegalMove("SE-1", "round", f"round {round_number} has not been drawn yet")
+        return tournament.name, list(seating_slips(state.format, tournament.players, seat_of))
+
+    return store.read(tournament_id, view)
+
+
+@router.get("/admin/{tournament_id}/slips/{round_number}.csv")
+def slips_csv(
+    tournament_id: TournamentId, round_number: RoundNumber, _: AdminDep, store: StoreDep
+) -> Response:
+    """One row per player: their table in each segment of the round."""
+    _, slips = _slips(store, tournament_id, round_number)
+    return _download(
+        render_slips_csv(slips), "text/csv", f"slips-{tournament_id}-round-{round_number}.csv"
+    )
+
+
+@router.get("/admin/{tournament_id}/slips/{round_number}", response_class=HTMLResponse)
+def slips_html(
+    tournament_id: TournamentId,
+    round_number: RoundNumber,
+    _: AdminDep,
+    store: StoreDep,
+    settings: SettingsDep,
+) -> HTMLResponse:
+    """The printable A4 slips; the console fetches them with its header and opens the
+    answer as a blob, so no token ever sits in a URL."""
+    name, slips = _slips(store, tournament_id, round_number)
+    return HTMLResponse(render_slips_html(slips, tournament=name, base_url=settings.public_url))
+
+
+# -- judges' tokens as QR codes -------------------------------------------------------------
+
+
+class JudgeCardBody(BaseModel):
+    """The token travels in the body: a query string would leave it in the access log."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(min_length=1, max_length=200)
+
+
+class JudgeCard(BaseModel):
+    tournament: int
+    table: int
+    url: str = Field(description="The judge's page with the token, which the QR code opens")
+    svg: str = Field(description="The QR code as inline SVG")
+
+
+def judge_url(base_url: str, token: str) -> str:
+    """The judge's tablet page, signed in by the token (the page asks the server which
+    table it opens, and takes the token out of its address)."""
+    return f"{base_url.rstrip('/')}/judge?token={quote(token, safe='')}"
+
+
+@router.post("/admin/{tournament_id}/judge-card", response_model=JudgeCard)
+def judge_card(
+    tournament_id: TournamentId,
+    body: JudgeCardBody,
+    _: AdminDep,
+    store: StoreDep,
+    settings: SettingsDep,
+) -> JudgeCard:
+    """The QR code of a token just issued (POST /api/tournaments/{tid}/tokens) for the
+    tablet to scan. Only tokens of this tournament that are still valid get a card."""
+    with Session(store.engine) as session:
+        row = queries.token_by_hash(session, token_hash(body.token))
+    if row is None or row.tournament_id != tournament_id:
+        raise NotFound(f"this token is not a valid table token of tournament {tournament_id}")
+    url = judge_url(settings.public_url, body.token)
+    return JudgeCard(tournament=tournament_id, table=row.table_number, url=url, svg=qr_svg(url))
+
+
+# -- results: CSV (admin) and a printable page (public) -----------------------------------------
+
+
+def _results(store: TournamentStore, tournament_id: int) -> dict[str, Any]:
+    """The final ranking so far and the current round's standings, with names: the
+    standings API's report (rules ST-1 to ST-7, PR-1 to PR-3)."""
+
+    def view(tournament: Tournament, version: int) -> dict[str, Any]:
+        full = _report(store, tournament_id, tournament, version)
+        current = full["rounds"][-1]
+        by_round = {
+            (r["round"], str(row["player"])): row for r in full["rounds"] for row in r["standings"]
+        }
+        players = tournament.players
+        return {
+            "tournament": tournament.name,
+            "format": full["format"],
+            "version": version,
+            "complete": tournament.complete,
+            "final_round": tournament.format.final_round,
+            "round": current["round"],
+            "advance": current["advance"],
+            "ended": current["ended"],
+            "cut": current["cut"],
+            "standings": [
+                _result_row("standings", current["round"], row, row, players)
+                for row in current["standings"]
+            ],
+            "final_ranking": [
+                _result_row(
+                    "final_ranking",
+                    place["round"],
+                    by_round[(place["round"], str(place["player"]))],
+                    place,
+                    players,
+                )
+                for place in full["final_ranking"]
+            ],
+        }
+
+    return store.read(tournament_id, view)
+
+
+def _result_row(
+    kind: str,
+    round_number: int,
+    standing: Mapping[str, Any],
+    ranked: Mapping[str, Any],
+    players: Mapping[PlayerId, PlayerRegistered],
+) -> dict[str, Any]:
+    """A row of either list: `ranked` gives the rank (and the prize for the final ranking),
+    `standing` the player's row in that round's standings."""
+    registered = players[ranked["player"]]
+    above = standing["above_cut"]
+    return {
+        "list": kind,
+        "round": round_number,
+        "rank": ranked["rank"],
+        "player": ranked["player"],
+        "name": registered.name,
+        "country": registered.country or "",
+        "status": standing["status"],
+        "carry_in": standing["carry_in"],
+        "play": standing["play"],
+        "total": standing["total"],
+        "total_shown": standing["shown"],
+        "cut": "" if above is None else ("above" if above else "below"),
+        "distance": standing["distance"] or "",
+        "distance_shown": standing["distance_shown"] or "",
+        "prize": ranked.get("prize", ""),
+        "prize_shown": ranked.get("prize_shown", ""),
+    }
+
+
+@router.get("/admin/{tournament_id}/results.csv")
+def results_csv(tournament_id: TournamentId, _: AdminDep, store: StoreDep) -> Response:
+    """The final ranking so far, then the current round's standings (RESULT_COLUMNS)."""
+    results = _results(store, tournament_id)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(results["final_ranking"])
+    writer.writerows(results["standings"])
+    return _download(out.getvalue(), "text/csv", f"results-{tournament_id}.csv")
+
+
+@router.get("/admin/{tournament_id}/results", response_class=HTMLResponse)
+def results_page(request: Request, tournament_id: TournamentId, store: StoreDep) -> HTMLResponse:
+    """The printable results. Public: every figure on it is served by the standings API
+    without a credential, and it can be printed or shown from any machine in the hall."""
+    results = _results(store, tournament_id)
+    return render(
+        request,
+        "results.html",
+        **results,
+        generated_at=format_time(store.clock().replace(microsecond=0)),
+        tournament_id=tournament_id,
+    )
+
+
+def _download(text: str, media_type: str, filename: str) -> Response:
+    return Response(
+        text,
+        media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

@@ -1,0 +1,924 @@
+// The organizer's console (issue 6, admin.html).
+//
+// The admin token is asked for once and kept in sessionStorage (this tab only). Every call
+// to the admin API carries it as a bearer header, and so do the console's own routes under
+// /admin/{tid}/...: slips, token QR codes and the results CSV are fetched with the header and
+// shown as blobs, so the token never sits in a URL. Names are only ever set as text.
+
+import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
+
+const TOKEN_KEY = "wsom.adminToken";
+const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
+const TOKEN_REQUESTS_AT_ONCE = 8;
+
+const $ = (selector, root = document) => root.querySelector(selector);
+
+const view = {
+  tid: Number($("#console").dataset.tournament) || null,
+  summary: null, // GET /api/tournaments/{tid}
+  state: null, // GET /admin/{tid}/state
+  names: new Map(), // String(player id) -> registration
+  live: null, // the standings channel: the current round, live
+  clocks: {}, // the clocks channel's rows, by table
+  shownRound: null, // the round section 8 shows; null: the current round, from the feed
+  shownStandings: null, // what section 8 shows when it is not the live round
+  feed: null,
+  cards: new Map(), // table -> judge card, in memory only: a token is shown once
+  refreshTimer: null,
+  blobs: new Map(), // what -> object URL, revoked when replaced
+};
+
+// -- small DOM helpers: text is always set as text -------------------------------------
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+function escapeHtml(text) {
+  const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  return String(text).replace(/[&<>"']/g, (c) => entities[c]);
+}
+
+function nameOf(player) {
+  const registered = view.names.get(String(player));
+  return registered ? `${registered.name} (${player})` : String(player);
+}
+
+const names = (players) => players.map(nameOf).join(", ");
+
+function activity(text, ok = true) {
+  const time = new Date().toLocaleTimeString();
+  $("#activity").prepend(el("li", { class: ok ? null : "failed" }, `${time} · ${text}`));
+}
+
+// -- the API -----------------------------------------------------------------------------
+
+async function request(path, { method = "GET", json, content, type, auth = true } = {}) {
+  const headers = {};
+  if (auth) headers.Authorization = `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`;
+  let body;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    body = JSON.stringify(json);
+  } else if (content !== undefined) {
+    headers["Content-Type"] = type;
+    body = content;
+  }
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body, cache: "no-store" });
+  } catch (error) {
+    throw new Error(`the server did not answer (${error.message})`);
+  }
+  if (!response.ok) {
+    const problem = await response.json().catch(() => null);
+    if (response.status === 401 && auth) {
+      signOut("The server refused the admin token. Enter it again.");
+    }
+    // The server's detail names the field and the rule (app/web/errors.py).
+    throw new Error(problem?.detail ?? `the server answered ${response.status}`);
+  }
+  return response;
+}
+
+const getJSON = async (path, options) => (await request(path, options)).json();
+const post = (path, json) => getJSON(path, { method: "POST", json });
+const api = (suffix = "") => `/api/tournaments/${view.tid}${suffix}`;
+const currentRound = () => view.summary?.current_round ?? 1;
+
+// -- the token gate ------------------------------------------------------------------------
+
+function showGate(message = "") {
+  $("#gate").hidden = false;
+  $("#steps").hidden = true;
+  $("#sign-out").hidden = true;
+  $("#gate output").textContent = message;
+  $("#token-input").focus();
+}
+
+function signOut(message = "") {
+  sessionStorage.removeItem(TOKEN_KEY);
+  view.feed?.close();
+  view.feed = null;
+  view.cards.clear();
+  $("#token-cards").replaceChildren();
+  showGate(message);
+}
+
+async function showConsole() {
+  $("#gate").hidden = true;
+  $("#steps").hidden = false;
+  $("#sign-out").hidden = false;
+  await loadTournamentList();
+  if (view.tid) {
+    await openTournament(view.tid, false).catch((error) => {
+      $("#pick-form output").textContent = error.message;
+    });
+  }
+}
+
+// -- forms ---------------------------------------------------------------------------------
+
+// Every form: its errors under it (the server's detail names the field and the rule), the
+// form inert while its request runs, so a double click sends nothing twice, and the
+// console reloaded after a form that changes the tournament.
+function onSubmit(id, handler, { changes = true } = {}) {
+  const form = document.getElementById(id);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const problem = $("output.problem", form);
+    problem.textContent = "";
+    form.inert = true;
+    try {
+      await handler(new FormData(form), event.submitter?.value ?? "", form);
+    } catch (error) {
+      problem.textContent = error.message;
+      activity(`${form.dataset.label}: ${error.message}`, false);
+      return;
+    } finally {
+      form.inert = false;
+    }
+    if (changes) await reload();
+  });
+}
+
+// A reload that fails says so in the activity list: the change itself went through.
+const reload = () => refresh().catch((error) => activity(`Reloading: ${error.message}`, false));
+
+const text = (data, name) => String(data.get(name) ?? "").trim();
+const integer = (data, name) => Number.parseInt(text(data, name), 10);
+
+function wireForms() {
+  onSubmit("gate-form", async (data) => {
+    sessionStorage.setItem(TOKEN_KEY, text(data, "token"));
+    await request("/admin/session");
+    $("#gate-form").reset();
+    await showConsole();
+  }, { changes: false });
+
+  onSubmit("pick-form", async (data) => {
+    const tid = Number(data.get("tournament"));
+    if (tid) await openTournament(tid, true);
+  }, { changes: false });
+
+  $("#format-kind").addEventListener("change", (event) => {
+    for (const part of document.querySelectorAll("#create-form [data-kind]")) {
+      part.hidden = part.dataset.kind !== event.target.value;
+    }
+  });
+
+  onSubmit("create-form", async (data, _, form) => {
+    let format = text(data, "kind");
+    if (format === "custom") {
+      const advance = text(data, "advance").split(/[\s,]+/).filter(Boolean).map(Number);
+      format = { preset: text(data, "preset"), advance };
+    } else if (format === "json") {
+      try {
+        format = JSON.parse(text(data, "format_json"));
+      } catch (error) {
+        throw new Error(`the format is not valid JSON: ${error.message}`);
+      }
+    }
+    const created = await post("/api/tournaments", { name: text(data, "name"), format });
+    activity(`Created tournament ${created.id}, ${text(data, "name")}`);
+    form.reset();
+    $("#format-kind").dispatchEvent(new Event("change")); // the preset's fields again
+    $("#create").open = false;
+    await loadTournamentList();
+    await openTournament(created.id, true);
+  }, { changes: false });
+
+  $("#players-file").addEventListener("change", async (event) => {
+    const [file] = event.target.files;
+    if (file) $("#players-text").value = await file.text();
+  });
+
+  onSubmit("players-form", async (data, _, form) => {
+    const body = text(data, "text");
+    if (!body) throw new Error("paste a CSV or choose a file first");
+    let answer;
+    if (body.startsWith("[")) {
+      let players;
+      try {
+        players = JSON.parse(body);
+      } catch (error) {
+        throw new Error(`the list is not valid JSON: ${error.message}`);
+      }
+      answer = await post(api("/players"), players);
+    } else {
+      const csv = { method: "POST", content: body, type: "text/csv" };
+      answer = await getJSON(api("/players.csv"), csv);
+    }
+    activity(`Registered ${answer.lines.length} players`);
+    form.reset();
+  });
+
+  onSubmit("prizes-form", async (data) => {
+    // Plain numbers as numbers, exact fractions ("1000/3") as strings.
+    const amounts = text(data, "amounts")
+      .split(/[\s,;]+/)
+      .filter(Boolean)
+      .map((amount) => (/^-?\d+(\.\d+)?$/.test(amount) ? Number(amount) : amount));
+    await post(api("/prizes"), { amounts });
+    activity(`Prizes set for ${amounts.length} places`);
+  });
+
+  onSubmit("rate-form", async (data) => {
+    await post(api("/carry-over-rate"), { rate: text(data, "rate") });
+    activity(`Round 1 → 2 carry-over rate set to ${text(data, "rate")}`);
+  });
+
+  onSubmit("draw-form", async (data) => {
+    const seed = text(data, "seed");
+    const round = currentRound();
+    const drawn = await post(api(`/rounds/${round}/draw`), seed ? { seed } : {});
+    activity(
+      `Round ${drawn.round} drawn with seed ${drawn.seed}` +
+        `${seed ? "" : " (drawn by the server)"}: ` +
+        `${drawn.seatings.length} seatings, ${drawn.repeats} unavoidable repeat meetings`,
+    );
+    $("#slips-round").value = drawn.round;
+  });
+
+  onSubmit("slips-form", async (data, as) => {
+    const round = integer(data, "round");
+    const path = `/admin/${view.tid}/slips/${round}`;
+    if (as === "csv") {
+      const response = await request(`${path}.csv`);
+      download(await response.blob(), `slips-${view.tid}-round-${round}.csv`);
+      activity(`Slips of round ${round} downloaded as CSV`);
+      return;
+    }
+    // Opened now, inside the click: a window opened after the fetch may be blocked.
+    const opened = window.open("", "_blank");
+    try {
+      const response = await request(path);
+      const url = blobUrl("slips", await response.blob());
+      if (opened) opened.location.href = url;
+      $("#slips-link").replaceChildren(
+        el("a", { href: url, target: "_blank" }, `Slips of round ${round}`),
+        " (open again to print)",
+      );
+      activity(`Slips of round ${round} opened for printing`);
+    } catch (error) {
+      opened?.close();
+      throw error;
+    }
+  }, { changes: false });
+
+  $("#segments").addEventListener("click", async (event) => {
+    const button = event.target.closest("button[data-act]");
+    if (!button) return;
+    const problem = $("#segments-problem");
+    problem.textContent = "";
+    const { act, segment, group } = button.dataset;
+    const body = { round: currentRound(), segment: Number(segment) };
+    if (group) body.group = group;
+    const where = `segment ${segment}${group ? ` of group ${group}` : ""}, round ${body.round}`;
+    button.disabled = true;
+    try {
+      await post(api(`/segments/${act}`), body);
+      activity(act === "open" ? `Opened ${where}: its clocks run` : `Closed ${where}`);
+      await reload();
+    } catch (error) {
+      button.disabled = false;
+      problem.textContent = error.message;
+      activity(`${where}: ${error.message}`, false);
+    }
+  });
+
+  onSubmit("schedule-form", async (data) => {
+    const body = {
+      round: currentRound(),
+      segment: integer(data, "segment"),
+      start: new Date(text(data, "start")).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    };
+    if (currentRound() === 1) body.group = text(data, "group");
+    await post(api("/schedule"), body);
+    activity(`Segment ${body.segment} scheduled to start at ${body.start}`);
+  });
+
+  onSubmit("penalty-form", async (data) => {
+    const player = view.names.get(text(data, "player"))?.id;
+    if (player === undefined) throw new Error("choose a player");
+    const points = integer(data, "points");
+    await post(api("/penalties"), {
+      round: currentRound(),
+      player,
+      points,
+      reason: text(data, "reason"),
+    });
+    activity(`Penalty ${points} for ${nameOf(player)}: ${text(data, "reason")}`);
+  });
+
+  onSubmit("extension-form", async (data) => {
+    const body = {
+      round: currentRound(),
+      segment: integer(data, "segment"),
+      table: integer(data, "table"),
+      minutes: integer(data, "minutes"),
+    };
+    await post(api("/extensions"), body);
+    activity(`Table ${body.table}, segment ${body.segment}: ${body.minutes} more minutes`);
+  });
+
+  onSubmit("play-all-form", async (data) => {
+    const body = {
+      round: currentRound(),
+      segment: integer(data, "segment"),
+      table: integer(data, "table"),
+      reason: text(data, "reason"),
+    };
+    await post(api("/play-all"), body);
+    activity(`Table ${body.table}, segment ${body.segment} plays every hand: ${body.reason}`);
+  });
+
+  onSubmit("tokens-form", async (_, which) => {
+    const tables = which === "all" ? roundTables() : [Number(which)];
+    await runLimited(tables, TOKEN_REQUESTS_AT_ONCE, issueToken);
+    activity(`Judges' tokens issued for table${tables.length > 1 ? "s" : ""} ${tables.join(", ")}`);
+  }, { changes: false });
+  $("#print-tokens").addEventListener("click", printTokenCards);
+
+  $("#standings-round").addEventListener("change", async (event) => {
+    const round = Number(event.target.value);
+    view.shownRound = round === currentRound() ? null : round;
+    const problem = $("#standings-form output");
+    problem.textContent = "";
+    await loadStandings().catch((error) => {
+      problem.textContent = error.message;
+    });
+  });
+  $("#standings-all").addEventListener("change", renderStandings);
+
+  $("#end-arm").addEventListener("click", () => {
+    $("#end-warning").textContent =
+      `Ending round ${currentRound()} fixes its standings, the cut and the carry-over. ` +
+      "It cannot be undone.";
+    $("#end-confirm").hidden = false;
+    $("#end-button").focus();
+  });
+  $("#end-cancel").addEventListener("click", () => {
+    $("#end-confirm").hidden = true;
+  });
+  onSubmit("end-form", async (data) => {
+    const seed = text(data, "draw_seed");
+    const round = currentRound();
+    const ended = await post(api(`/rounds/${round}/end`), seed ? { draw_seed: seed } : {});
+    $("#end-confirm").hidden = true;
+    $("#end-form").reset();
+    showRoundEnd(ended);
+    view.shownRound = ended.round;
+    view.shownStandings = ended.standings;
+    activity(
+      `Round ${ended.round} ended` +
+        (ended.draw_seed ? `; the draw at the cut used seed ${ended.draw_seed}` : ""),
+    );
+  });
+
+  onSubmit("exports-form", async (_, what) => {
+    if (what === "log") {
+      const response = await request(api("/log"), { auth: false });
+      download(await response.blob(), `tournament-${view.tid}.jsonl`);
+      activity("Log downloaded (JSON Lines)");
+    } else {
+      const response = await request(`/admin/${view.tid}/results.csv`);
+      download(await response.blob(), `results-${view.tid}.csv`);
+      activity("Results downloaded as CSV");
+    }
+  }, { changes: false });
+
+  $("#sign-out").addEventListener("click", () => signOut("Signed out."));
+  window.addEventListener("popstate", () => location.reload());
+}
+
+// -- blobs: printouts and downloads ------------------------------------------------------------
+
+function blobUrl(what, blob) {
+  const old = view.blobs.get(what);
+  if (old) URL.revokeObjectURL(old);
+  const url = URL.createObjectURL(blob);
+  view.blobs.set(what, url);
+  return url;
+}
+
+function download(blob, filename) {
+  const link = el("a", { href: blobUrl("download", blob), download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+// -- loading ---------------------------------------------------------------------------------
+
+async function loadTournamentList() {
+  const listed = await getJSON("/api/tournaments", { auth: false });
+  const pick = $("#pick");
+  pick.replaceChildren(
+    el("option", { value: "" }, listed.length ? "choose…" : "no tournament yet"),
+    ...listed.map((t) =>
+      el("option", { value: t.id, selected: t.id === view.tid }, `${t.id} · ${t.name}`),
+    ),
+  );
+}
+
+async function openTournament(tid, push) {
+  view.tid = tid;
+  view.live = null;
+  view.clocks = {};
+  view.shownRound = null;
+  view.shownStandings = null;
+  view.cards.clear();
+  $("#token-cards").replaceChildren();
+  $("#round-end").hidden = true;
+  if (push) history.pushState({}, "", `/admin/${tid}`);
+  $("#pick").value = String(tid);
+  view.feed?.close();
+  view.feed = null;
+  $("#tournament-steps").hidden = true;
+  $("#summary").hidden = true;
+  await refresh(); // a tournament that is not there stops here, before any feed
+  $("#pick-form output").textContent = "";
+  view.feed = new LiveFeed(tid, ["standings", "clocks"], {
+    onState: liveState,
+    onStatus: (status) => {
+      const badge = $("#feed-status");
+      badge.hidden = false;
+      badge.className = `feed status-${status}`;
+      badge.textContent = `feed ${status}`;
+    },
+  }).connect();
+}
+
+async function refresh() {
+  if (!view.tid) return;
+  clearTimeout(view.refreshTimer);
+  view.refreshTimer = null;
+  const [summary, state] = await Promise.all([
+    getJSON(api(), { auth: false }),
+    getJSON(`/admin/${view.tid}/state`),
+  ]);
+  view.summary = summary;
+  view.state = state;
+  view.names = new Map(state.players.map((player) => [String(player.id), player]));
+  renderTournament();
+  await loadStandings();
+}
+
+// The feed says something changed (a judge's hand, another console): reload, but not more
+// often than REFRESH_AFTER_MS.
+function refreshSoon() {
+  if (view.refreshTimer !== null) return;
+  view.refreshTimer = setTimeout(() => {
+    view.refreshTimer = null;
+    refresh().catch((error) => activity(`Reloading: ${error.message}`, false));
+  }, REFRESH_AFTER_MS);
+}
+
+function liveState(channel, data, message) {
+  if (channel === "clocks") {
+    view.clocks = data.tables ?? {};
+    renderClocks();
+    return;
+  }
+  view.live = data;
+  if (view.shownRound === null) renderStandings();
+  if (message.version !== view.summary?.version) refreshSoon();
+}
+
+async function loadStandings() {
+  const round = view.shownRound;
+  if (round !== null) {
+    const answer = await getJSON(api(`/standings?round=${round}`), { auth: false });
+    view.shownStandings = answer.rounds[0];
+  }
+  renderStandings();
+}
+
+// -- rendering -------------------------------------------------------------------------------
+
+function renderTournament() {
+  const { summary, state } = view;
+  $("#tournament-title").textContent = summary.name;
+  $("#version").textContent = `version ${summary.version}`;
+  $("#summary").hidden = false;
+  $("#tournament-steps").hidden = false;
+  $("#facts").replaceChildren(
+    ...[
+      ["Format", summary.format],
+      ["Players", `${summary.players} registered`],
+      ["Round", summary.complete ? "the tournament is complete" : `round ${summary.current_round}`],
+    ].flatMap(([term, value]) => [el("dt", {}, term), el("dd", {}, value)]),
+  );
+  $("#rounds tbody").replaceChildren(
+    ...summary.rounds.map((r) =>
+      el(
+        "tr",
+        { class: r.round === summary.current_round ? "current" : null },
+        el("td", {}, r.advance === null ? `${r.round} (final)` : r.round),
+        el("td", {}, `${r.segments} ${plural(r.segment_kind, r.segments)}`,
+          ` × ${r.hands_per_segment} hands`),
+        el("td", { class: "num" }, r.advance ?? "–"),
+        el("td", {}, r.ended ? "ended" : r.begun ? "being played" : "–"),
+      ),
+    ),
+  );
+  renderPlayers();
+  renderMoney();
+  renderDraw();
+  renderSegments();
+  renderRulings();
+  renderTokenTables();
+  renderRoundChoices();
+  $("#end-arm").textContent = `End round ${summary.current_round}…`;
+  $("#end-button").textContent = `End round ${summary.current_round}`;
+  $("#end-arm").disabled = summary.complete;
+  $("#results-page").href = `/admin/${view.tid}/results`;
+}
+
+const plural = (kind, count) => (count === 1 ? kind : kind === "half" ? "halves" : `${kind}s`);
+
+function renderPlayers() {
+  const players = view.state.players;
+  const groups = {};
+  for (const player of players) groups[player.group] = (groups[player.group] ?? 0) + 1;
+  $("#players-count").textContent = players.length
+    ? `${players.length} registered: ` +
+      Object.entries(groups)
+        .map(([group, count]) => `group ${group} ${count}`)
+        .join(", ")
+    : "Nobody is registered yet.";
+  $("#players tbody").replaceChildren(
+    ...players.map((p) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, p.id),
+        el("td", {}, p.name),
+        el("td", {}, p.group),
+        el("td", {}, p.country ?? ""),
+        el("td", {}, p.substitute ? "substitute" : ""),
+      ),
+    ),
+  );
+}
+
+function renderMoney() {
+  const { prizes, round_one_rate: rate, rate_locked: locked } = view.state;
+  $("#prizes-now").textContent = prizes.length
+    ? `Now: ${prizes.map((amount, i) => `${i + 1}. ${amount}`).join(" · ")}`
+    : "No prize table yet.";
+  const why = locked ? ": locked, round 1 has started (rule SC-3)" : "";
+  $("#rate-now").textContent = `Now ${rate}${why}.`;
+}
+
+function renderDraw() {
+  const { draw, round } = view.state;
+  $("#draw-button").textContent = `Draw round ${round}`;
+  $("#draw-now").replaceChildren(
+    draw
+      ? el(
+          "span",
+          { class: "ok" },
+          `Round ${round} is drawn: seed `,
+          el("span", { class: "seed" }, draw.seed),
+          `, ${draw.repeats} unavoidable repeat meetings (rule SE-2).`,
+        )
+      : el("span", { class: "muted" }, `Round ${round} is not drawn yet.`),
+  );
+}
+
+function renderSegments() {
+  const { segments, round } = view.state;
+  $("#segments tbody").replaceChildren(
+    ...segments.map((s) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, s.group ?? "–"),
+        el("td", {}, s.segment),
+        el("td", {}, s.tables.join(", ") || "–"),
+        el("td", {}, s.start ? new Date(s.start).toLocaleString() : "–"),
+        el("td", { class: `state-${s.state.replace(" ", "-")}` }, s.state),
+        el(
+          "td",
+          {},
+          s.state === "not opened" &&
+            el("button", { class: "small", dataset: action("open", s) }, "Open now"),
+          " ",
+          s.state !== "closed" &&
+            el("button", { class: "small quiet", dataset: action("close", s) }, "Close"),
+        ),
+      ),
+    ),
+  );
+  $("#schedule-form [data-groups]").hidden = round !== 1;
+}
+
+const action = (act, segment) => ({ act, segment: segment.segment, group: segment.group ?? "" });
+
+function renderClocks() {
+  const now = view.feed ? view.feed.serverNow() : Date.now();
+  const rows = Object.values(view.clocks).sort((a, b) => a.table - b.table);
+  $("#clocks").replaceChildren(
+    ...(rows.length ? rows : []).map((row) => {
+      let shown = "–";
+      if (row.phase === "running") {
+        // rules CL-3a, PN-2: no schedule or a play-all ruling: the clock ends nothing
+        shown = row.deadline && !row.play_all ? formatClock(secondsLeft(row, now)) : "no limit";
+      } else if (row.phase === "overtime" && row.deadline) {
+        shown = `+${formatClock(Math.max(0, Math.floor((now - Date.parse(row.deadline)) / 1000)))}`;
+      } else if (row.phase === "break" && row.break_ends) {
+        shown = formatClock(secondsLeft({ deadline: row.break_ends }, now));
+      } else if (row.phase === "not_started" && row.starts_at) {
+        shown = `in ${formatClock(secondsLeft({ deadline: row.starts_at }, now))}`;
+      }
+      return el(
+        "div",
+        { class: `clock ${row.phase}`, dataset: { table: row.table } },
+        el("div", {}, `Table ${row.table} · seg ${row.segment}`, row.play_all && " · play all"),
+        el("b", {}, shown),
+        ` ${row.phase.replace("_", " ")} · ${row.hands_completed}/${row.planned_hands}`,
+      );
+    }),
+  );
+  if (!rows.length) $("#clocks").append(el("p", { class: "muted" }, "No table is seated yet."));
+}
+
+function renderRulings() {
+  const { in_round: inRound, penalties } = view.state;
+  const select = $("#penalty-player");
+  const chosen = select.value;
+  const sorted = [...inRound].sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
+  select.replaceChildren(
+    el("option", { value: "" }, inRound.length ? "choose…" : "nobody plays yet"),
+    ...sorted.map((player) => el("option", { value: String(player) }, nameOf(player))),
+  );
+  select.value = chosen;
+  $("#penalties").replaceChildren(
+    ...penalties.map((p) =>
+      el("li", {}, `${p.points > 0 ? "+" : ""}${p.points} · ${nameOf(p.player)} · ${p.reason}`),
+    ),
+  );
+}
+
+function roundTables() {
+  return [...new Set(view.state.segments.flatMap((s) => s.tables))].sort((a, b) => a - b);
+}
+
+function renderTokenTables() {
+  $("#token-base").textContent = view.state.public_url;
+  $("#token-tables").replaceChildren(
+    ...roundTables().map((table) =>
+      el("button", { class: "small quiet", name: "table", value: table }, `Table ${table}`),
+    ),
+  );
+}
+
+function renderRoundChoices() {
+  const select = $("#standings-round");
+  const rounds = view.summary.rounds.filter((r) => r.begun).map((r) => r.round);
+  const shown = view.shownRound ?? currentRound();
+  select.replaceChildren(
+    ...rounds.map((round) =>
+      el("option", { value: round, selected: round === shown }, `Round ${round}`),
+    ),
+  );
+}
+
+// Section 8: the rows around the cut line (rule ST-3) and any tie at it (rule ST-7), or
+// every row.
+function renderStandings() {
+  const round = view.shownRound === null ? liveRound() : view.shownStandings;
+  const body = $("#standings tbody");
+  if (!round) {
+    body.replaceChildren();
+    return;
+  }
+  const rows = round.standings;
+  const advance = round.cut?.advance ?? null;
+  const tied = new Set((round.cut?.tie?.players ?? []).map(String));
+  const every = $("#standings-all").checked;
+  const keep = (row) =>
+    every ||
+    (advance === null ? row.position <= 12 : Math.abs(row.position - advance - 0.5) < 6) ||
+    tied.has(String(row.player));
+  const out = [];
+  let last = 0;
+  for (const row of rows) {
+    if (!keep(row)) continue;
+    if (row.position > last + 1) out.push(gapRow(row.position - last - 1));
+    out.push(standingRow(row, tied));
+    if (row.position === advance && row.position < rows.length) out.push(cutRow(round));
+    last = row.position;
+  }
+  if (last < rows.length) out.push(gapRow(rows.length - last));
+  body.replaceChildren(...out);
+  const tie = $("#tie");
+  tie.hidden = !round.cut?.tie;
+  tie.replaceChildren(...(round.cut?.tie ? tieReport(round.cut.tie, round.ended) : []));
+}
+
+function liveRound() {
+  const live = view.live;
+  if (!live) return null;
+  const standings = Object.values(live.rows).sort((a, b) => a.position - b.position);
+  return { ...live, standings };
+}
+
+function standingRow(row, tied) {
+  const side = row.above_cut === null ? "" : row.above_cut ? "above" : "below";
+  const distance =
+    row.distance_shown === null ? "" : `${row.above_cut ? "+" : "−"}${row.distance_shown}`;
+  return el(
+    "tr",
+    {
+      class: [side, tied.has(String(row.player)) ? "tied" : ""].join(" ").trim() || null,
+      dataset: { player: row.player },
+    },
+    el("td", { class: "num" }, row.position),
+    el("td", { class: "num" }, row.rank),
+    el("td", {}, nameOf(row.player)),
+    el("td", { class: "num" }, row.carry_in),
+    el("td", { class: "num" }, row.play),
+    el("td", { class: "num strong" }, row.shown),
+    el("td", { class: "num" }, distance),
+    el("td", {}, row.status),
+  );
+}
+
+function cutRow(round) {
+  const line = round.cut.line_total === null ? "" : ` · line total ${round.cut.line_total}`;
+  const text = `cut: ${round.cut.advance} advance${line}`;
+  return el("tr", { class: "cut-line" }, el("td", { colspan: 8 }, text));
+}
+
+const gapRow = (count) =>
+  el("tr", { class: "gap" }, el("td", { colspan: 8 }, `… ${count} more`, plural(" player", count)));
+
+// rule ST-7: how the tie-break on winning hands (ST-4) and the draw (ST-5) decide a tie.
+function tieReport(tie, ended) {
+  const hands = (player) => tie.hands[String(player)] ?? [];
+  const withHands = tie.players.filter((player) => hands(player).length);
+  const lines = [
+    el(
+      "p",
+      {},
+      el("b", {}, `Level at ${tie.total} across the cut: `),
+      `${names(tie.players)}; ${tie.places} of ${tie.players.length} advance.`,
+    ),
+    el(
+      "p",
+      {},
+      "Winning hands this round (rule ST-4): ",
+      withHands.length
+        ? withHands.map((player) => `${nameOf(player)}: ${hands(player).join(", ")}`).join(" · ") +
+            (withHands.length < tie.players.length ? " · the others none" : "")
+        : "none among them.",
+    ),
+  ];
+  if (tie.advance_by_hands.length) {
+    lines.push(el("p", {}, `Through on their hands: ${names(tie.advance_by_hands)}.`));
+  }
+  if (tie.draw_among.length) {
+    const among =
+      `A draw (rule ST-5) among ${names(tie.draw_among)} for ${tie.draw_places} place(s)`;
+    if (tie.draw_winners) {
+      lines.push(
+        el(
+          "p",
+          { class: "draw" },
+          `${among}: seed `,
+          el("span", { class: "seed" }, tie.draw_seed),
+          ` → ${names(tie.draw_winners)} advance.`,
+        ),
+      );
+    } else {
+      lines.push(
+        el("p", { class: "draw" }, among, ended ? " was not run." : " decides at the round end."),
+      );
+    }
+  }
+  return lines;
+}
+
+// The answer of a round end: the cut, and the draw if the tie needed one.
+function showRoundEnd(ended) {
+  const panel = $("#round-end");
+  const round = ended.standings;
+  const cut = round.cut;
+  const advanced = round.standings.filter((row) => row.status === "advanced").length;
+  const line = cut ? `the line total is ${cut.line_total}, the next ${cut.next_total}` : "";
+  const parts = [
+    el(
+      "p",
+      {},
+      el("b", {}, `Round ${ended.round} ended`),
+      ` (version ${ended.version}).`,
+      cut && ` ${advanced} advance; ${line}.`,
+    ),
+  ];
+  if (ended.draw_seed) {
+    parts.push(
+      el(
+        "p",
+        {},
+        "Draw seed ",
+        el("span", { class: "seed", id: "end-seed" }, ended.draw_seed),
+        ended.seed_generated ? ", drawn by the server and recorded." : ", as given, recorded.",
+      ),
+    );
+  }
+  if (cut?.tie) parts.push(...tieReport(cut.tie, true));
+  else parts.push(el("p", {}, "No tie at the line: no draw was needed."));
+  panel.replaceChildren(...parts);
+  panel.hidden = false;
+}
+
+// -- judges' tokens ---------------------------------------------------------------------------
+
+async function issueToken(table) {
+  const issued = await post(api("/tokens"), { table });
+  const card = await post(`/admin/${view.tid}/judge-card`, { token: issued.token });
+  view.cards.set(table, card);
+  showCard(card);
+}
+
+async function runLimited(items, limit, work) {
+  const queue = [...items];
+  const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
+    while (queue.length) await work(queue.shift());
+  });
+  await Promise.all(workers);
+}
+
+// One card in table order, replacing the table's earlier card: a day of 256 tables adds
+// 256 cards without redrawing the others each time.
+function showCard(card) {
+  const code = el("div", { class: "qr" });
+  code.innerHTML = card.svg; // segno's SVG of our own URL: no name or user text in it
+  const node = el(
+    "figure",
+    { class: "token-card", dataset: { table: card.table } },
+    el("h3", {}, `Table ${card.table}`),
+    code,
+    el("figcaption", { class: "url" }, card.url),
+  );
+  const holder = $("#token-cards");
+  const shown = [...holder.children];
+  const same = shown.find((other) => Number(other.dataset.table) === card.table);
+  const next = shown.find((other) => Number(other.dataset.table) > card.table);
+  if (same) same.replaceWith(node);
+  else holder.insertBefore(node, next ?? null);
+  $("#print-tokens").hidden = false;
+}
+
+function printTokenCards() {
+  const cards = [...view.cards.values()].sort((a, b) => a.table - b.table);
+  const title = escapeHtml(view.summary?.name ?? "");
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>${title} · judges' token cards</title>
+<style>
+  @page { size: A4; margin: 10mm; }
+  body { font-family: system-ui, "DejaVu Sans", Arial, sans-serif; margin: 0; }
+  main { display: grid; grid-template-columns: repeat(3, 1fr); gap: 6mm; }
+  section { border: 1px dashed #777; padding: 4mm; text-align: center; break-inside: avoid; }
+  h1 { font-size: 18pt; margin: 0 0 2mm; }
+  svg { width: 45mm; height: auto; }
+  p { font-size: 7pt; word-break: break-all; margin: 1mm 0 0; }
+</style></head><body><main>
+${cards
+  .map(
+    (card) => `<section><h1>Table ${Number(card.table)}</h1>${card.svg}
+<p>${title} · round ${currentRound()}</p><p>${escapeHtml(card.url)}</p></section>`,
+  )
+  .join("\n")}
+</main></body></html>`;
+  window.open(blobUrl("tokens", new Blob([html], { type: "text/html" })), "_blank");
+}
+
+// -- start -------------------------------------------------------------------------------------
+
+setInterval(() => {
+  if (view.feed) renderClocks();
+}, 1000);
+
+wireForms();
+if (sessionStorage.getItem(TOKEN_KEY)) {
+  request("/admin/session")
+    .then(showConsole)
+    .catch((error) => showGate(error.message));
+} else {
+  showGate();
+}

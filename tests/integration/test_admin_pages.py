@@ -1,0 +1,323 @@
+"""The organizer's console routes (issue 6), on SQLite and PostgreSQL: the page, and what it
+fetches with the admin header beside the admin API (its view of a tournament, seating slips,
+judges' token QR codes, the results CSV), plus the public printable results.
+
+Every admin route refuses an answer without the admin token in the Authorization header: a
+judge's token or the admin token in the query string gets 401 like no token at all.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from fastapi.testclient import TestClient
+from judging_setup import CLUB_LOG
+from test_admin_api import (
+    api,
+    create,
+    created,
+    play_round_one_to_a_tie,
+    start,
+)
+
+from app.settings import Settings
+from app.web.admin_pages import RESULT_COLUMNS
+from tests.integration.conftest import ADMIN_TOKEN
+
+TRAP = '<script>alert("x")</script> & Zoë'
+TRAP_ESCAPED = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; Zoë"
+
+
+def admin_routes(tournament_id: int) -> list[tuple[str, str, dict[str, Any] | None]]:
+    """Every route of admin_pages.py that needs the admin token: method, path, JSON body."""
+    return [
+        ("GET", "/admin/session", None),
+        ("GET", f"/admin/{tournament_id}/state", None),
+        ("GET", f"/admin/{tournament_id}/slips/1", None),
+        ("GET", f"/admin/{tournament_id}/slips/1.csv", None),
+        ("POST", f"/admin/{tournament_id}/judge-card", {"token": "x"}),
+        ("GET", f"/admin/{tournament_id}/results.csv", None),
+    ]
+
+
+def register(
+    client: TestClient, admin: dict[str, str], tournament_id: int, names: list[str]
+) -> None:
+    """Players 1..n in group A then B, by name, as a JSON list."""
+    half = len(names) // 2
+    players = [
+        {"id": n, "name": name, "group": "A" if n <= half else "B", "country": "NL"}
+        for n, name in enumerate(names, start=1)
+    ]
+    created(client.post(api(f"/{tournament_id}/players"), json=players, headers=admin))
+
+
+def card(client: TestClient, admin: dict[str, str], tournament_id: int, token: str) -> Any:
+    return client.post(f"/admin/{tournament_id}/judge-card", json={"token": token}, headers=admin)
+
+
+def results_rows(client: TestClient, admin: dict[str, str], tournament_id: int) -> list[Any]:
+    answer = client.get(f"/admin/{tournament_id}/results.csv", headers=admin)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/csv")
+    assert f'filename="results-{tournament_id}.csv"' in answer.headers["content-disposition"]
+    reader = csv.DictReader(io.StringIO(answer.text))
+    assert tuple(reader.fieldnames or ()) == RESULT_COLUMNS
+    return list(reader)
+
+
+# -- the page and the token -----------------------------------------------------------------
+
+
+def test_the_console_page_asks_for_the_token_and_holds_no_data(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    for path in ("/admin", f"/admin/{started.id}"):
+        page = client.get(path)
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
+        assert 'id="gate"' in page.text and 'type="password"' in page.text
+        assert '<script type="module" src="/static/admin.js">' in page.text
+        assert "Player 1" not in page.text and started.draw_seed not in page.text
+    assert f'data-tournament="{started.id}"' in client.get(f"/admin/{started.id}").text
+    assert 'data-tournament=""' in client.get("/admin").text
+    for asset in ("/static/admin.js", "/static/admin.css"):
+        assert client.get(asset).status_code == 200
+
+
+def test_every_admin_route_refuses_without_the_admin_token_in_the_header(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    judge = {"Authorization": f"Bearer {started.tokens[1]}"}
+    wrong = {"Authorization": "Bearer not-the-admin-token"}
+    for method, path, body in admin_routes(started.id):
+        for headers in ({}, judge, wrong):
+            answer = client.request(method, path, json=body, headers=headers)
+            assert answer.status_code == 401, (path, headers, answer.text)
+            assert answer.headers["WWW-Authenticate"] == "Bearer"
+        # The token in the URL is not a credential: it would stay in logs and history.
+        for query in (f"token={ADMIN_TOKEN}", f"access_token={ADMIN_TOKEN}"):
+            answer = client.request(method, f"{path}?{query}", json=body)
+            assert answer.status_code == 401, (path, query)
+
+
+def test_every_admin_route_answers_with_the_admin_token(
+    client: TestClient, admin_headers: dict[str, str], settings: Settings
+) -> None:
+    started = start(client, admin_headers)
+    routes = admin_routes(started.id)
+    for method, path, body in routes:
+        if path.endswith("judge-card"):
+            body = {"token": started.tokens[1]}
+        answer = client.request(method, path, json=body, headers=admin_headers)
+        assert answer.status_code == 200, (path, answer.text)
+    session = client.get("/admin/session", headers=admin_headers).json()
+    assert session == {"public_url": settings.public_url}
+
+
+# -- the console's view of a tournament -----------------------------------------------------------
+
+
+def test_the_state_shows_players_segments_penalties_and_the_draw(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    state_of = lambda: client.get(f"/admin/{started.id}/state", headers=admin_headers).json()  # noqa: E731
+    state = state_of()
+    assert state["round"] == 1 and state["draw"] == {
+        "seed": "api-test",
+        "repeats": state["draw"]["repeats"],
+    }
+    assert len(state["players"]) == 16 and state["players"][0]["name"] == "Player 1"
+    assert sorted(state["in_round"]) == list(range(1, 17))
+    assert [(s["group"], s["segment"], s["state"]) for s in state["segments"]] == [
+        (group, segment, "not opened") for group in "AB" for segment in (1, 2, 3, 4)
+    ]
+    assert {tuple(s["tables"]) for s in state["segments"]} == {(1, 2), (3, 4)}
+    assert state["round_one_rate"] == "1/4" and not state["rate_locked"]
+
+    for action in ("open", "close"):
+        body = {"round": 1, "segment": 2, "group": "A"}
+        created(
+            client.post(api(f"/{started.id}/segments/{action}"), json=body, headers=admin_headers)
+        )
+    penalized = play_round_one_to_a_tie(client, admin_headers, started)
+    state = state_of()
+    second = state["segments"][1]
+    assert second["state"] == "closed" and second["start"] is not None
+    assert [s["state"] for s in state["segments"]].count("not opened") == 7
+    assert state["penalties"] == [{"player": penalized, "points": -5, "reason": "late arrival"}]
+    assert state["rate_locked"]  # a hand is in: rule SC-3
+
+
+# -- seating slips -------------------------------------------------------------------------------
+
+
+def test_slips_print_the_recorded_seating_with_names_escaped(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    tournament_id = create(client, admin_headers)
+    register(client, admin_headers, tournament_id, [TRAP, *(f"Player {n}" for n in range(2, 17))])
+    not_drawn = client.get(f"/admin/{tournament_id}/slips/1", headers=admin_headers)
+    assert not_drawn.status_code == 409 and "not been drawn" in not_drawn.json()["detail"]
+    drawn = created(
+        client.post(
+            api(f"/{tournament_id}/rounds/1/draw"), json={"seed": "s"}, headers=admin_headers
+        )
+    )
+
+    page = client.get(f"/admin/{tournament_id}/slips/1", headers=admin_headers)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.text.count('<section class="slip"') == 16
+    assert page.text.count("<svg") == 16  # a QR code of the player's page on each
+    assert TRAP_ESCAPED in page.text and TRAP not in page.text
+
+    sheet = client.get(f"/admin/{tournament_id}/slips/1.csv", headers=admin_headers)
+    assert sheet.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(sheet.text)))
+    assert len(rows) == 16
+    tables = {
+        (s["segment"], p): s["table"] for s in drawn["seatings"] for p in s["seats"]
+    }  # the draw's answer, segment by segment
+    for row in rows:
+        player = int(row["player"])
+        assert [int(row[f"Half {h} table"]) for h in (1, 2, 3, 4)] == [
+            tables[(h, player)] for h in (1, 2, 3, 4)
+        ]
+    assert next(r for r in rows if r["player"] == "1")["name"] == TRAP
+
+
+def test_slips_of_a_round_that_is_not_there_are_refused(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    not_begun = client.get(f"/admin/{started.id}/slips/2", headers=admin_headers)
+    assert not_begun.status_code == 409 and not_begun.json()["rule"] == "FM-1"
+    no_such = client.get(f"/admin/{started.id}/slips/9.csv", headers=admin_headers)
+    assert no_such.status_code == 422 and no_such.json()["field"] == "round"
+    missing = client.get("/admin/999/slips/1", headers=admin_headers)
+    assert missing.status_code == 404
+
+
+# -- judges' token cards ---------------------------------------------------------------------------
+
+
+def test_a_judge_card_is_the_qr_code_of_the_judges_page_with_the_token(
+    client: TestClient, admin_headers: dict[str, str], settings: Settings
+) -> None:
+    started = start(client, admin_headers)
+    issued = created(
+        client.post(api(f"/{started.id}/tokens"), json={"table": 3}, headers=admin_headers)
+    )
+    answer = card(client, admin_headers, started.id, issued["token"])
+    assert answer.status_code == 200, answer.text
+    shown = answer.json()
+    assert shown["table"] == 3 and shown["tournament"] == started.id
+    assert shown["url"] == f"{settings.public_url}/judge?token={issued['token']}"
+    assert shown["svg"].startswith("<svg") and shown["svg"].rstrip().endswith("</svg>")
+
+    other = start(client, admin_headers)
+    for token in ("not-a-token", other.tokens[1]):
+        refused = card(client, admin_headers, started.id, token)
+        assert refused.status_code == 404, token
+        assert "not a valid table token" in refused.json()["detail"]
+    extra = client.post(
+        f"/admin/{started.id}/judge-card",
+        json={"token": issued["token"], "table": 1},
+        headers=admin_headers,
+    )
+    assert extra.status_code == 422
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+
+def test_the_results_csv_has_the_final_ranking_then_the_current_standings(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    before = results_rows(client, admin_headers, started.id)
+    assert [row["list"] for row in before] == ["standings"] * 16  # nobody is ranked yet
+    assert {row["total"] for row in before} == {"0"}
+
+    penalized = play_round_one_to_a_tie(client, admin_headers, started)
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json={}, headers=admin_headers))
+    rows = results_rows(client, admin_headers, started.id)
+    ranking = [row for row in rows if row["list"] == "final_ranking"]
+    standings = [row for row in rows if row["list"] == "standings"]
+    assert rows == ranking + standings
+    assert len(ranking) == 8 and len(standings) == 8  # eliminated in round 1; round 2
+
+    # The eliminated: one of the seven level at 0 lost the draw (rule ST-5), then the
+    # penalized player, then the six on -10, who share rank 11 (rule PR-3).
+    assert [row["rank"] for row in ranking] == ["9", "10"] + ["11"] * 6
+    assert [row["total"] for row in ranking] == ["0", "-5"] + ["-10"] * 6
+    assert {row["round"] for row in ranking} == {"1"}
+    assert {row["status"] for row in ranking} == {"eliminated"}
+    penalty_row = next(row for row in ranking if row["player"] == str(penalized))
+    assert penalty_row | {"name": "", "country": ""} == {
+        "list": "final_ranking",
+        "round": "1",
+        "rank": "10",
+        "player": str(penalized),
+        "name": "",
+        "country": "",
+        "status": "eliminated",
+        "carry_in": "0",
+        "play": "-5",
+        "total": "-5",
+        "total_shown": "-5.00",
+        "cut": "below",
+        "distance": "5",
+        "distance_shown": "5.00",
+        "prize": "0",
+        "prize_shown": "0.00",
+    }
+    assert penalty_row["name"] == f"Player {penalized}"
+
+    # Round 2's standings: carry-ins are exact (rule SC-4), a quarter of the round 1 total.
+    assert {row["round"] for row in standings} == {"2"}
+    assert sorted(row["carry_in"] for row in standings) == ["0"] * 6 + ["15/2"] * 2
+    assert [row["total_shown"] for row in standings[:2]] == ["7.50", "7.50"]
+    assert {row["prize"] for row in standings} == {""}
+
+
+def test_the_printable_results_are_public_and_list_the_final_ranking(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    imported = client.post(
+        api("/import"),
+        content=CLUB_LOG.read_bytes(),
+        headers={**admin_headers, "Content-Type": "text/plain"},
+    )
+    tournament_id = created(imported)["id"]
+    page = client.get(f"/admin/{tournament_id}/results")  # no credential
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "Final ranking" in page.text and "final results" in page.text
+    assert 'id="standings"' not in page.text  # the tournament is complete
+    # examples/club.jsonl: the final's order, then round 1's eliminated (PR-1), with prizes.
+    order = ["Eun-ji Park", "Finn Larsen", "Ami Sato", "Cléo Martin", "Gwen Ho", "Hugo Silva"]
+    places = [page.text.index(name) for name in order]
+    assert places == sorted(places)
+    assert "1000.00" in page.text and "500.00" in page.text
+    ranked = results_rows(client, admin_headers, tournament_id)
+    assert [row["name"] for row in ranked if row["list"] == "final_ranking"][:6] == order
+    assert [row["prize_shown"] for row in ranked[:4]] == ["1000.00", "500.00", "300.00", "200.00"]
+
+
+def test_the_printable_results_show_the_current_standings_and_the_cut(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    tournament_id = create(client, admin_headers, name=f"Cup {TRAP}")
+    register(client, admin_headers, tournament_id, [TRAP, *(f"Player {n}" for n in range(2, 17))])
+    page = client.get(f"/admin/{tournament_id}/results")
+    assert page.status_code == 200
+    assert "Standings, round 1" in page.text and "No round has ended yet." in page.text
+    assert page.text.count("<tr class=") == 16 + 1  # 16 players and the cut line
+    assert "cut: 8 advance" in page.text
+    assert TRAP_ESCAPED in page.text and TRAP not in page.text
+    assert client.get("/admin/999/results").status_code == 404
