@@ -1,0 +1,259 @@
+"""The organizer's console (issue 6) in real Chromium, against the server as a real process:
+a small day run from the console alone. A tournament from a custom format (16 players, 8
+advance, then 4, then the final), players pasted as CSV, round 1 drawn with a seed and its
+slips printed, judges' tokens as QR codes, a segment opened and closed, an extension and a
+penalty; judges enter hands with the tokens the console showed (their tablet is another
+page), and the round end shows the cut and the draw that decided the tie at it. The log and
+the results are exported. The admin token never appears in a URL.
+
+With SCOREBOARD_SCREENSHOTS set, it writes docs/screens/admin*.png.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from app.settings import DEVELOPMENT_ADMIN_TOKEN
+from bench.load import Server, free_port
+
+pytestmark = pytest.mark.slow
+
+SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
+# A name that would run script if any page put it in as HTML.
+TRAP = 'Zoë <img src=x onerror="window.pwned=1">'
+PLAYERS_CSV = "id,name,group,country,substitute\n" + "".join(
+    f"{n},{TRAP if n == 3 else f'Player {n}'},{'A' if n <= 8 else 'B'},{'JP' if n % 2 else 'NL'},\n"
+    for n in range(1, 17)
+)
+
+
+@pytest.fixture(scope="module")
+def server(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of its own on an empty database: the console creates everything."""
+    folder = tmp_path_factory.mktemp("admin-console")
+    with Server(f"sqlite:///{folder / 'scoreboard.db'}", free_port(), folder / "server.log") as up:
+        yield up
+
+
+def judge(server: Server, tournament_id: int, token: str, path: str, body: dict[str, Any]) -> None:
+    """What a judge's tablet sends (POST /api/tournaments/{tid}/...)."""
+    response = httpx.post(
+        f"{server.base_url}/api/tournaments/{tournament_id}/{path}",
+        json=body,
+        headers={"Authorization": f"Bearer {token}", "Idempotency-Key": str(uuid.uuid4())},
+    )
+    assert response.status_code == 201, response.text
+
+
+def name_of(player: int) -> str:
+    return TRAP if player == 3 else f"Player {player}"
+
+
+def submit(page: Any, form: str, button: str = "button") -> None:
+    page.locator(f"{form} {button}").first.click()
+
+
+def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> None:
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    base = server.base_url
+
+    # The token is asked for once; a wrong one is refused and not kept.
+    page.goto(f"{base}/admin")
+    expect(page.locator("#gate")).to_be_visible()
+    page.fill("#token-input", "not-the-token")
+    submit(page, "#gate-form")
+    expect(page.locator("#gate output")).to_contain_text("not the admin token")
+    assert page.evaluate("sessionStorage.length") == 0
+    page.fill("#token-input", DEVELOPMENT_ADMIN_TOKEN)
+    submit(page, "#gate-form")
+    expect(page.locator("#steps")).to_be_visible()
+    assert page.evaluate("Object.values(sessionStorage)") == [DEVELOPMENT_ADMIN_TOKEN]
+    assert page.evaluate("localStorage.length") == 0
+    page.goto(f"{base}/admin/999")  # the token is still held by this tab
+    expect(page.locator("#pick-form output")).to_have_text("tournament 999 does not exist")
+    expect(page.locator("#tournament-steps")).to_be_hidden()
+
+    # 1. A tournament from a custom format.
+    page.click("#create summary")
+    page.fill("#create-form [name=name]", "Console Cup <b>2026</b>")
+    page.select_option("#format-kind", "custom")
+    page.fill("#create-form [name=advance]", "8, 4")
+    submit(page, "#create-form")
+    expect(page.locator("#tournament-steps")).to_be_visible()
+    tournament_id = int(page.url.rsplit("/", 1)[1])
+    expect(page.locator("#tournament-title")).to_have_text("Console Cup <b>2026</b>")
+    expect(page.locator("#rounds tbody tr")).to_have_count(3)  # round 1, round 2, the final
+    expect(page.locator("#facts")).to_contain_text("custom")
+
+    # 2. Players: an uploaded file with a bad row is refused, naming it; then a pasted CSV.
+    page.set_input_files(
+        "#players-file",
+        files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": b"id,name,group\n1,Ann,C\n"}],
+    )
+    expect(page.locator("#players-text")).to_have_value("id,name,group\n1,Ann,C\n")
+    submit(page, "#players-form")
+    expect(page.locator("#players-form output")).to_contain_text("line 2")
+    expect(page.locator("#players-form output")).to_contain_text("FM-2")
+    expect(page.locator("#players-count")).to_have_text("Nobody is registered yet.")
+    page.fill("#players-text", PLAYERS_CSV)
+    submit(page, "#players-form")
+    expect(page.locator("#players-count")).to_contain_text("16 registered: group A 8, group B 8")
+    expect(page.locator("#players tbody")).to_contain_text(TRAP)
+
+    # 3. Prizes; 4. the draw with a seed, and the slips as a blob in a new tab.
+    page.fill("#prizes-form [name=amounts]", "1000, 500, 300, 200")
+    submit(page, "#prizes-form")
+    expect(page.locator("#prizes-now")).to_contain_text("1. 1000.00 · 2. 500.00")
+    page.fill("#draw-form [name=seed]", "console-e2e")
+    submit(page, "#draw-form")
+    expect(page.locator("#draw-now")).to_contain_text("seed console-e2e")
+    with page.expect_popup() as opened:
+        page.click("#slips-form button[value=html]")
+    slips = opened.value
+    slips.wait_for_url(lambda url: url.startswith("blob:"))  # no token in its address
+    expect(slips.locator(".slip")).to_have_count(16)
+    expect(slips.locator(".slip svg")).to_have_count(16)
+    expect(slips.locator(".slip .name", has_text="Zoë")).to_have_text(TRAP)
+    assert slips.locator("img").count() == 0
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        slips.screenshot(path=str(SCREENS / "admin-slips.png"))
+    slips.close()
+
+    # 7. A token for every table, each shown as a QR code of the judge's page.
+    tables = httpx.get(f"{base}/api/tournaments/{tournament_id}/tables?round=1").json()["tables"]
+    first = {(row["group"], row["table"]): row["seats"] for row in tables if row["segment"] == 1}
+    assert len(first) == 4
+    submit(page, "#tokens-form", "button[value=all]")
+    expect(page.locator("#token-cards .token-card svg")).to_have_count(4)
+    tokens = {}
+    for card in page.locator("#token-cards .token-card").all():
+        url = card.locator(".url").inner_text()
+        assert url.startswith("http://127.0.0.1:8000/judge?token=")
+        tokens[int(card.get_attribute("data-table"))] = parse_qs(urlsplit(url).query)["token"][0]
+    assert sorted(tokens) == sorted(table for _, table in first)
+
+    # 5. Segment 1 of group A opens: its clocks run, so its judges record each deal.
+    (a_table, a_other), (b_table, _) = (
+        sorted(t for g, t in first if g == "A"),
+        sorted(t for g, t in first if g == "B"),
+    )
+    row = page.locator("#segments tbody tr").first
+    expect(row).to_contain_text("not opened")
+    row.locator("button[data-act=open]").click()
+    expect(row).to_contain_text("running")
+    expect(page.locator(f"#clocks .clock.running[data-table='{a_table}']")).to_contain_text("69:")
+
+    # 6. An extension for the TV table and a penalty chosen by name.
+    page.fill("#extension-form [name=table]", str(a_table))
+    page.fill("#extension-form [name=minutes]", "10")
+    submit(page, "#extension-form")
+    expect(page.locator("#activity")).to_contain_text("10 more minutes")
+    penalized = first[("A", a_other)][0]
+    page.select_option("#penalty-player", str(penalized))
+    page.fill("#penalty-form [name=points]", "-5")
+    page.fill("#penalty-form [name=reason]", "late arrival")
+    submit(page, "#penalty-form")
+    expect(page.locator("#penalties")).to_contain_text(f"-5 · {name_of(penalized)}")
+    expect(page.locator("#penalties")).to_contain_text("late arrival")
+
+    # Judges enter a hand at a table of each group with the tokens from the QR codes: two
+    # winners (+30), six payers (-10), the penalized player (-5) and seven on 0 for the six
+    # places left above the cut of 8, none with a winning hand: only a draw decides.
+    east = first[("A", a_table)][0]
+    where = {"round": 1, "segment": 1, "table": a_table}
+    judge(server, tournament_id, tokens[a_table], "deals", where | {"hand": 1})
+    judge(
+        server,
+        tournament_id,
+        tokens[a_table],
+        "hands",
+        where | {"hand": 1, "result": {"kind": "self_draw", "winner": east, "value": 10}},
+    )
+    winner, discarder = first[("B", b_table)][:2]
+    result = {"kind": "discard", "winner": winner, "discarder": discarder, "value": 10}
+    judge(
+        server,
+        tournament_id,
+        tokens[b_table],
+        "hands",
+        {"round": 1, "segment": 1, "table": b_table, "hand": 1, "result": result},
+    )
+    # The live standings show the tie at the line before the round ends (rule ST-7).
+    expect(page.locator("#tie")).to_contain_text("Level at 0 across the cut")
+    expect(page.locator("#tie")).to_contain_text("for 6 place(s) decides at the round end")
+    expect(page.locator("#standings tr.cut-line")).to_contain_text("cut: 8 advance")
+    expect(page.locator(f"#clocks [data-table='{a_table}']")).to_contain_text("1/8")
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        page.screenshot(path=str(SCREENS / "admin-console.png"), full_page=True)
+
+    # The segment closes for group A.
+    row.locator("button[data-act=close]").click()
+    expect(row).to_contain_text("closed")
+
+    # 9. The round ends with a seed the server draws; the answer shows the cut and the draw.
+    page.click("#end-arm")
+    expect(page.locator("#end-confirm")).to_contain_text("cannot be undone")
+    page.click("#end-button")
+    panel = page.locator("#round-end")
+    expect(panel).to_contain_text("Round 1 ended")
+    ended = httpx.get(f"{base}/api/tournaments/{tournament_id}/standings?round=1").json()
+    tie = ended["rounds"][0]["cut"]["tie"]
+    assert len(tie["draw_among"]) == 7 and len(tie["draw_winners"]) == 6
+    expect(panel.locator("#end-seed")).to_have_text(tie["draw_seed"])
+    expect(panel).to_contain_text("drawn by the server")
+    expect(panel).to_contain_text("8 advance")
+    loser = next(p for p in tie["draw_among"] if p not in tie["draw_winners"])
+    expect(panel.locator(".draw")).to_contain_text(f"for 6 place(s): seed {tie['draw_seed']}")
+    drawn_in = panel.locator(".draw").inner_text().split("→")[1]
+    assert f"({loser})" not in drawn_in
+    assert all(f"({p})" in drawn_in for p in tie["draw_winners"])
+    # Section 8 stays on the round that ended, with the line between 8 and 9.
+    expect(page.locator("#standings-round")).to_have_value("1")
+    cut = page.locator("#standings tbody tr.cut-line")
+    expect(cut).to_have_count(1)
+    assert cut.evaluate("row => row.previousElementSibling.cells[0].textContent") == "8"
+    expect(page.locator("#draw-button")).to_have_text("Draw round 2")
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        page.screenshot(path=str(SCREENS / "admin-round-end.png"), full_page=True)
+
+    # 10. The log and the results, downloaded with the header; the printable page is public.
+    with page.expect_download() as log_download:
+        submit(page, "#exports-form", "button[value=log]")
+    lines = [json.loads(line) for line in Path(log_download.value.path()).read_text().splitlines()]
+    assert lines[0]["type"] == "tournament" and lines[-1]["type"] == "round_end"
+    assert lines[-1]["draw_seed"] == tie["draw_seed"]
+    assert {"penalty", "extension", "segment_end", "draw"} <= {line["type"] for line in lines}
+    with page.expect_download() as results_download:
+        submit(page, "#exports-form", "button[value=results]")
+    assert results_download.value.suggested_filename == f"results-{tournament_id}.csv"
+    rows = list(csv.DictReader(io.StringIO(Path(results_download.value.path()).read_text())))
+    assert [r["list"] for r in rows].count("final_ranking") == 8  # eliminated in round 1
+    assert [r["list"] for r in rows].count("standings") == 8  # round 2, carried in
+    with page.expect_popup() as printable:
+        page.click("#results-page")
+    results = printable.value
+    expect(results.locator("h1")).to_have_text("Console Cup <b>2026</b>")
+    expect(results.locator("#final-ranking tbody tr")).to_have_count(8)
+    expect(results.locator("#standings")).to_contain_text("Standings, round 2")
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        results.screenshot(path=str(SCREENS / "admin-results.png"), full_page=True)
+    results.close()
+
+    # Names went in as text everywhere; the admin token never went into a URL.
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("img").count() == 0
+    assert not [url for url in urls if DEVELOPMENT_ADMIN_TOKEN in url]
