@@ -1,7 +1,114 @@
-"""Data feeds for broadcast graphics (issue 6)."""
+"""Data feeds for broadcast graphics (issue 6): `GET /feeds/{tid}/{name}.json|.csv|.xml`.
+
+For vision mixers and graphics systems (vMix, CasparCG, OBS, a browser template) that poll a
+URL for a table of rows. Every feed is a flat list of rows with title-friendly columns:
+
+- `standings`: the current round, every ranked player, in the order of the list: Position,
+  Rank (equal totals share it, rule ST-2), Player (id), Name, Country, Total (2 decimals,
+  rule SC-5), Total exact, Status, Above cut, To cut (rule ST-3: "+12.00" is the margin over
+  the line, "-30.00" the points a player below it needs), To cut exact.
+- `top`: the first 8 rows of `standings`.
+- `cut`: the 4 players above the cut line and the 4 below it (empty in the final).
+- `tables`: each table of the current round in the segment it is playing now: Table, Round,
+  Segment, Group, East, South, West, North (names), East score ... North score (this
+  segment's points), Hands, Planned hands, Next hand, Dealer (who deals it), Phase, Starts at,
+  Deadline.
+- `clocks`: each table's clock: Table, Round, Segment, Group, Phase, Starts at, Deadline,
+  Break ends, Hands, Planned hands, Play all. Times are UTC ISO 8601; no seconds count is
+  sent (rule CL-6: a display counts down from the deadline by the server's time).
+- `player-ID`: one row, a player's standing columns plus Round, Segment, Table, Seat now.
+
+Formats: `.json` is an array of flat objects (numbers, strings, booleans, null); `.csv` has a
+header row (UTF-8, empty for null, booleans as true/false); `.xml` is
+`<rows><row><Rank>1</Rank>...</row></rows>`, each column an element whose name is the title
+with every character other than letters, digits, `_`, `.` and `-` as `_` ("To cut" is
+`<To_cut>`).
+
+Polling: answers carry an `ETag` and `Cache-Control: no-cache`; send it back as
+`If-None-Match` to get `304 Not Modified` with no body while nothing changed. An answer is
+built once per change of the log (and, for `tables`, `clocks` and `player-ID`, per clock
+phase) and served from memory in between: polling every 250 ms is fine. Answers allow any
+origin (CORS), so a browser-based graphics template can read them.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Path
+from fastapi.responses import Response
+
+from app.services import feeds
+from app.web.deps import StoreDep, TournamentId
+from app.web.errors import PROBLEM_RESPONSES
 
 router = APIRouter(tags=["feeds"])
+
+_HEADERS: dict[str, Any] = {
+    "ETag": {"description": "A hash of the body", "schema": {"type": "string"}},
+    "Cache-Control": {"description": "`no-cache`: revalidate with the ETag", "schema": {}},
+}
+_ROW_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "additionalProperties": {"type": ["string", "integer", "boolean", "null"]},
+    },
+}
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The feed's rows, in the format the extension names",
+        "headers": _HEADERS,
+        "content": {
+            "application/json": {
+                "schema": _ROW_SCHEMA,
+                "example": [{"Rank": 1, "Name": "Ami Sato", "Country": "JP", "To cut": "+12.00"}],
+            },
+            "text/csv": {
+                "schema": {"type": "string"},
+                "example": "Rank,Name,Country,To cut\r\n1,Ami Sato,JP,+12.00\r\n",
+            },
+            "application/xml": {
+                "schema": {"type": "string"},
+                "example": "<rows><row><Rank>1</Rank><Name>Ami Sato</Name></row></rows>",
+            },
+        },
+    },
+    304: {"description": "Not modified: the `If-None-Match` ETag is current", "headers": _HEADERS},
+    404: {
+        **PROBLEM_RESPONSES[404],
+        "description": "No such tournament, feed (name), player or format (extension)",
+    },
+    422: {**PROBLEM_RESPONSES[422], "description": "A tournament id out of range"},
+}
+
+
+@router.get(
+    "/feeds/{tournament_id}/{name}.{extension}",
+    response_class=Response,
+    responses=RESPONSES,
+    summary="A feed for broadcast graphics",
+    description=__doc__,
+)
+def feed(
+    tournament_id: TournamentId,
+    name: Annotated[
+        str,
+        Path(description="standings, top, cut, tables, clocks, or player- and a player id"),
+    ],
+    extension: Annotated[str, Path(description="json, csv or xml")],
+    store: StoreDep,
+    if_none_match: Annotated[
+        str | None, Header(description="An ETag of an earlier answer: 304 if still current")
+    ] = None,
+) -> Response:
+    answer = feeds.answer(store, tournament_id, name, extension)
+    headers = {
+        "ETag": answer.etag,
+        "Cache-Control": "no-cache",
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Expose-Headers": "ETag",
+    }
+    if feeds.etag_matches(if_none_match, answer.etag):
+        return Response(status_code=304, headers=headers)
+    return Response(answer.body, media_type=feeds.MEDIA_TYPES[extension], headers=headers)

@@ -1,0 +1,411 @@
+"""The data feeds for broadcast graphics: flat rows, encoded as JSON, CSV or XML, cached.
+
+A vision mixer polls a feed several times a second. Each answer is one store read (one
+query for lines committed since) and, while nothing changed, the cached bytes of the last
+answer. The rows come from the live feed's channel states (`app.realtime.channels`), so a
+feed, an overlay page and a hall display show the same figures.
+
+Standings rows depend on the log alone: they change with the tournament's version. Clock
+rows change with the time too, but only at a phase boundary (a segment starts, a deadline
+passes, a break ends: rules CL-1 to CL-6); a cached clock answer is kept until the next
+such moment, and never shows a seconds count (a display counts down from the deadline).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from weakref import WeakKeyDictionary
+from xml.sax.saxutils import escape
+
+from app.domain import clocks
+from app.domain.tournament import Tournament
+from app.realtime.channels import SEAT_NAMES, States
+from app.services.errors import NotFound
+from app.services.store import TournamentStore
+
+Value = str | int | bool | None
+Row = dict[str, Value]
+
+TOP = 8  # the `top` feed
+CUT_BAND = 4  # the `cut` feed: this many players on each side of the line
+PLAYER_PREFIX = "player-"
+
+STANDING_COLUMNS = (
+    "Position",
+    "Rank",
+    "Player",
+    "Name",
+    "Country",
+    "Total",
+    "Total exact",
+    "Status",
+    "Above cut",
+    "To cut",
+    "To cut exact",
+)
+PLAYER_COLUMNS = (*STANDING_COLUMNS, "Round", "Segment", "Table", "Seat")
+SEAT_TITLES = tuple(seat.title() for seat in SEAT_NAMES)
+SEATS = tuple(zip(SEAT_NAMES, SEAT_TITLES, strict=True))  # ("east", "East"), ...
+TABLE_COLUMNS = (
+    "Table",
+    "Round",
+    "Segment",
+    "Group",
+    *SEAT_TITLES,
+    *(f"{seat} score" for seat in SEAT_TITLES),
+    "Hands",
+    "Planned hands",
+    "Next hand",
+    "Dealer",
+    "Phase",
+    "Starts at",
+    "Deadline",
+)
+CLOCK_COLUMNS = (
+    "Table",
+    "Round",
+    "Segment",
+    "Group",
+    "Phase",
+    "Starts at",
+    "Deadline",
+    "Break ends",
+    "Hands",
+    "Planned hands",
+    "Play all",
+)
+NAMES = ("standings", "top", "cut", "tables", "clocks")
+# Feeds whose rows follow the clocks: their answer changes at phase boundaries too.
+TIMED = {"tables", "clocks"}
+
+
+# -- rows -------------------------------------------------------------------------------
+
+
+def names(tournament: Tournament) -> dict[str, dict[str, str | None]]:
+    """Every registered player's name and country by id, substitutes included."""
+    return {
+        str(player): {"name": registered.name, "country": registered.country}
+        for player, registered in tournament.players.items()
+    }
+
+
+def to_cut(standing: Mapping[str, Any], *, exact: bool = False, minus: str = "-") -> str | None:
+    """rule ST-3 as one signed figure: the margin over the line (+) or the points a player
+    below it needs (-); 0 when level with the line."""
+    distance = standing.get("distance" if exact else "distance_shown")
+    if distance is None:
+        return None
+    if distance.strip("0.") == "":
+        return distance
+    return f"+{distance}" if standing.get("above_cut") else f"{minus}{distance}"
+
+
+def ordered(standings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A standings state's rows in the order of the list (after any tie-break, rule ST-4)."""
+    return sorted(standings["rows"].values(), key=lambda row: row["position"])
+
+
+def around_cut(standings: Mapping[str, Any], band: int = CUT_BAND) -> list[dict[str, Any]]:
+    """The players nearest the cut line: `band` above it and `band` below (rule ST-3)."""
+    advance = standings.get("advance")
+    if advance is None:
+        return []
+    return [row for row in ordered(standings) if advance - band < row["position"] <= advance + band]
+
+
+def standing_row(standing: Mapping[str, Any], who: Mapping[str, Any]) -> Row:
+    return {
+        "Position": standing["position"],
+        "Rank": standing["rank"],
+        "Player": str(standing["player"]),
+        "Name": who.get("name"),
+        "Country": who.get("country"),
+        "Total": standing["shown"],
+        "Total exact": standing["total"],
+        "Status": standing["status"],
+        "Above cut": standing["above_cut"],
+        "To cut": to_cut(standing),
+        "To cut exact": to_cut(standing, exact=True),
+    }
+
+
+def current_seat(
+    player: Mapping[str, Any], clock_rows: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """Where a player sits now: the seat in the segment their table's clock is in."""
+    for seat in player.get("seats", ()):
+        clock = clock_rows.get(str(seat["table"]))
+        if clock is not None and clock["segment"] == seat["segment"]:
+            return dict(seat)
+    return None
+
+
+def segment_scores(table: Mapping[str, Any]) -> dict[str, int]:
+    """Each seated player's points in the table's segment so far (sum of hand deltas)."""
+    scores = dict.fromkeys(table["seats"].values(), 0)
+    for hand in table["hands"]:
+        for player, delta in hand["deltas"].items():
+            scores[player] = scores.get(player, 0) + delta
+    return {str(player): points for player, points in scores.items()}
+
+
+@dataclass(frozen=True)
+class Feed:
+    columns: tuple[str, ...]
+    rows: list[Row]
+
+
+def build(tournament: Tournament, now: datetime, name: str) -> Feed:
+    """One feed's rows at this state of the log and this server time."""
+    states = States(tournament, now)
+    who = names(tournament)
+    if name in ("standings", "top", "cut"):
+        standings = states.standings()
+        rows = ordered(standings)
+        if name == "top":
+            rows = [row for row in rows if row["position"] <= TOP]
+        elif name == "cut":
+            rows = around_cut(standings)
+        return Feed(
+            STANDING_COLUMNS,
+            [standing_row(row, who.get(str(row["player"]), {})) for row in rows],
+        )
+    if name == "tables":
+        return Feed(TABLE_COLUMNS, _table_rows(states, who))
+    if name == "clocks":
+        return Feed(
+            CLOCK_COLUMNS,
+            [
+                {
+                    "Table": row["table"],
+                    "Round": row["round"],
+                    "Segment": row["segment"],
+                    "Group": row["group"],
+                    "Phase": row["phase"],
+                    "Starts at": row["starts_at"],
+                    "Deadline": row["deadline"],
+                    "Break ends": row["break_ends"],
+                    "Hands": row["hands_completed"],
+                    "Planned hands": row["planned_hands"],
+                    "Play all": row["play_all"],
+                }
+                for row in states.clock_rows().values()
+            ],
+        )
+    if name.startswith(PLAYER_PREFIX):
+        return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX))])
+    raise NotFound(f"there is no feed {name!r}: the feeds are {', '.join(NAMES)} and player-ID")
+
+
+def _table_rows(states: States, who: Mapping[str, Mapping[str, Any]]) -> list[Row]:
+    def name_of(player: Any) -> str | None:
+        return None if player is None else who.get(str(player), {}).get("name")
+
+    rows = []
+    for number in states.clock_rows():
+        table = states.table(int(number))
+        clock = table["clock"] or {}
+        seats = table["seats"]
+        scores = segment_scores(table)
+        rows.append(
+            {
+                "Table": table["table"],
+                "Round": table["round"],
+                "Segment": table["segment"],
+                "Group": table["group"],
+                **{title: name_of(seats[seat]) for seat, title in SEATS},
+                **{f"{title} score": scores[str(seats[seat])] for seat, title in SEATS},
+                "Hands": len(table["hands"]),
+                "Planned hands": clock.get("planned_hands"),
+                "Next hand": table["next_hand"],
+                "Dealer": name_of(table["next_dealer"]),
+                "Phase": clock.get("phase"),
+                "Starts at": clock.get("starts_at"),
+                "Deadline": clock.get("deadline"),
+            }
+        )
+    return rows
+
+
+def _player_row(states: States, player_id: str) -> Row:
+    player = states.player(player_id)
+    if not player["registered"]:
+        raise NotFound(f"player {player_id!r} is not registered in this tournament")
+    standing = player["standing"]
+    who = {"name": player["name"], "country": player["country"]}
+    if standing is None:  # a substitute is not ranked (rule FM-9)
+        row: Row = dict.fromkeys(STANDING_COLUMNS)
+        row.update(Player=str(player["player"]), Name=who["name"], Country=who["country"])
+    else:
+        row = standing_row(standing, who)
+    seat = current_seat(player, states.clock_rows()) or {}
+    return {
+        **row,
+        "Round": player["round"],
+        "Segment": seat.get("segment"),
+        "Table": seat.get("table"),
+        "Seat": seat.get("seat"),
+    }
+
+
+# -- encodings --------------------------------------------------------------------------
+
+MEDIA_TYPES = {
+    "json": "application/json",
+    "csv": "text/csv; charset=utf-8",
+    "xml": "application/xml; charset=utf-8",
+}
+# Characters XML 1.0 cannot carry at all, even escaped (control characters).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_name(column: str) -> str:
+    """A column title as an XML element name: "To cut" is <To_cut>."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", column)
+    return name if re.match(r"[A-Za-z_]", name) else f"_{name}"
+
+
+def _text(value: Value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def encode(feed: Feed, extension: str) -> bytes:
+    if extension == "json":
+        return json.dumps(feed.rows, ensure_ascii=False, separators=(",", ":")).encode()
+    if extension == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(feed.columns)
+        writer.writerows([_text(row[column]) for column in feed.columns] for row in feed.rows)
+        return out.getvalue().encode()
+    tags = [xml_name(column) for column in feed.columns]
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<rows>']
+    for row in feed.rows:
+        parts.append("<row>")
+        for column, tag in zip(feed.columns, tags, strict=True):
+            text = escape(_NOT_XML.sub("", _text(row[column])))
+            parts.append(f"<{tag}>{text}</{tag}>")
+        parts.append("</row>")
+    parts.append("</rows>\n")
+    return "".join(parts).encode()
+
+
+# -- the cache --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    version: int
+    until: datetime | None  # a timed feed's answer holds until this moment (exclusive)
+    body: bytes
+    etag: str
+
+    def current(self, version: int, now: datetime) -> bool:
+        return version == self.version and (self.until is None or now < self.until)
+
+
+def next_phase_change(tournament: Tournament, now: datetime) -> datetime | None:
+    """The first moment at or after `now` when a clock may change phase by time alone: a
+    segment's start (its early start or its schedule), its deadline, its scheduled end (the
+    break starts, rule CL-1), the end of a break (rules CL-1, CL-4)."""
+    current = tournament.current_round
+    limit = clocks.time_limit(current.format)
+    moments: list[datetime] = []
+    for start in _schedule_of(tournament, current.number):
+        moments.append(start)
+        if limit is not None:
+            moments.append(start + limit)
+    for table_clock in tournament.table_clocks(now):
+        state = table_clock.clock
+        moments.extend(m for m in (state.starts_at, state.deadline, state.break_ends) if m)
+    return min((moment for moment in moments if moment >= now), default=None)
+
+
+def _schedule_of(tournament: Tournament, round_number: int) -> Iterable[datetime]:
+    schedule = tournament.schedule.items()
+    return (start for (number, _, _), start in schedule if number == round_number)
+
+
+class FeedCache:
+    """The encoded answer of each (tournament, feed, format), kept while it is current."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._answers: OrderedDict[tuple[int, str, str], Answer] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def get(self, key: tuple[int, str, str]) -> Answer | None:
+        with self._guard:
+            answer = self._answers.get(key)
+            if answer is not None:
+                self._answers.move_to_end(key)
+            return answer
+
+    def put(self, key: tuple[int, str, str], answer: Answer) -> None:
+        with self._guard:
+            self._answers[key] = answer
+            self._answers.move_to_end(key)
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+
+
+_caches: WeakKeyDictionary[TournamentStore, FeedCache] = WeakKeyDictionary()
+_caches_guard = threading.Lock()
+
+
+def _cache_of(store: TournamentStore) -> FeedCache:
+    with _caches_guard:
+        cache = _caches.get(store)
+        if cache is None:
+            cache = _caches[store] = FeedCache()
+        return cache
+
+
+def answer(store: TournamentStore, tournament_id: int, name: str, extension: str) -> Answer:
+    """A feed's encoded answer: the cached one while the version (and, for a timed feed,
+    the clocks' phases) are unchanged, else a fresh one. Raises NotFound."""
+    if extension not in MEDIA_TYPES:
+        raise NotFound(f"feeds come as .json, .csv or .xml, not .{extension}")
+    cache = _cache_of(store)
+    key = (tournament_id, name, extension)
+    now = store.clock()
+
+    def view(tournament: Tournament, version: int) -> Answer:
+        held = cache.get(key)
+        if held is not None and held.current(version, now):
+            return held
+        body = encode(build(tournament, now, name), extension)
+        timed = name in TIMED or name.startswith(PLAYER_PREFIX)
+        fresh = Answer(
+            version=version,
+            until=next_phase_change(tournament, now) if timed else None,
+            body=body,
+            etag=f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"',
+        )
+        cache.put(key, fresh)
+        return fresh
+
+    return store.read(tournament_id, view)
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """RFC 9110 If-None-Match, by weak comparison: any listed tag, or `*`."""
+    if not if_none_match:
+        return False
+    tags = [tag.strip() for tag in if_none_match.split(",")]
+    return "*" in tags or etag in (tag.removeprefix("W/") for tag in tags)
