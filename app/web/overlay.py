@@ -1,7 +1,343 @@
-"""Pages: see the module's routes (issue 6)."""
+"""TV overlay pages (issue 6): transparent 1920x1080 pages for a vision mixer's browser source.
+
+- `/overlay/{tid}/top?n=8`: the leaders (n from 1 to 16).
+- `/overlay/{tid}/cut`: the players around the cut line, with the line (rule ST-3).
+- `/overlay/{tid}/player/{player_id}`: a player card: rank, total, distance to the cut, where
+  they sit now.
+- `/overlay/{tid}/table/{n}`: a table's four players by seat, their totals, this segment's
+  hand by hand points, who deals next, and the table's clock.
+- `/overlay/{tid}/clock`: the session clock (`?table=N`: one table's, `?group=A`: one group's
+  in round 1), counted down in the page from the deadline and the server's time (rule CL-6).
+
+Every page is drawn in full by the server from the current state, so a mixer that grabs the
+first frame shows content; then `overlay.js` follows the live feed and redraws from the same
+channel states, with the same rules (kept side by side with the functions here). Content
+stays inside the title-safe area (90%: 96 px and 54 px margins); the page itself is
+transparent, or chroma green (#00b140) with `?bg=green`.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Annotated, Any
 
-router = APIRouter(include_in_schema=False)
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from app.domain.log import format_time
+from app.domain.tournament import Tournament
+from app.realtime.channels import SEAT_NAMES, States
+from app.services import feeds
+from app.services.errors import NotFound
+from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
+from app.web.pages import render
+
+router = APIRouter(prefix="/overlay", include_in_schema=False)
+
+Names = Mapping[str, Mapping[str, Any]]
+Background = Annotated[str | None, Query(description="green: a chroma-key background")]
+MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
+DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
+
+
+# -- what the pages show: the same rules as overlay.js ----------------------------------
+
+
+def on_screen(figure: str) -> str:
+    """A figure as the screen shows it: with a true minus sign."""
+    return MINUS + figure[1:] if figure.startswith("-") else figure
+
+
+def board_rows(rows: Sequence[Mapping[str, Any]], advance: int | None, who: Names) -> list[dict]:
+    """Standings rows as the boards show them; `last_in` marks the row above the cut line."""
+    return [
+        {
+            "player": str(row["player"]),
+            "rank": row["rank"],
+            "name": who.get(str(row["player"]), {}).get("name") or str(row["player"]),
+            "country": who.get(str(row["player"]), {}).get("country") or "",
+            "total": on_screen(row["shown"]),
+            "to_cut": feeds.to_cut(row, minus=MINUS) or "",
+            "above": row["above_cut"],
+            "last_in": advance is not None and row["position"] == advance,
+        }
+        for row in rows
+    ]
+
+
+def seconds_until(moment: str, now: datetime) -> int:
+    """Whole seconds to a moment, rounded up like the server's countdowns (rule CL-6)."""
+    then = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    return max(0, math.ceil((then - now).total_seconds()))
+
+
+def format_clock(seconds: int | None) -> str:
+    if seconds is None:
+        return "\u2013"
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def segment_title(rounds: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+    names = rounds.get(str(row["round"]), {"name": f"Round {row['round']}", "segment": "Segment"})
+    return f"{names['name']} \u00b7 {names['segment']} {row['segment']}"
+
+
+def clock_view(
+    rows: Sequence[Mapping[str, Any]], now: datetime, rounds: Mapping[str, Any]
+) -> dict[str, str]:
+    """The clock of a session (the tables that share a segment, a start and a deadline:
+    most of them) or of one table, at the server time `now` (rules CL-1 to CL-6)."""
+    if not rows:
+        return {"title": "", "time": format_clock(None), "note": "No clock"}
+    shared = Counter(_session_key(row) for row in rows).most_common(1)[0][0]
+    session = [row for row in rows if _session_key(row) == shared]
+    lead = session[0]
+    title = segment_title(rounds, lead)
+    on_break = [row for row in session if row["phase"] == "break" and row["break_ends"]]
+    if on_break:
+        return {"title": title, "time": _left(on_break[0]["break_ends"], now), "note": "Break"}
+    if all(row["phase"] in DONE for row in session):
+        return {"title": title, "time": format_clock(None), "note": "All finished"}
+    if lead["starts_at"] and seconds_until(lead["starts_at"], now) > 0:
+        return {"title": title, "time": _left(lead["starts_at"], now), "note": "Starts in"}
+    if lead["deadline"] and not all(row["play_all"] for row in session):
+        if seconds_until(lead["deadline"], now) > 0:
+            return {"title": title, "time": _left(lead["deadline"], now), "note": "To play"}
+        playing = sum(1 for row in session if row["phase"] == "overtime")
+        note = f"Time \u00b7 {playing} playing on" if playing else "Time"
+        return {"title": title, "time": format_clock(0), "note": note}
+    # rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
+    hands = min(row["hands_completed"] for row in session)
+    return {
+        "title": title,
+        "time": f"{hands}/{lead['planned_hands']}",
+        "note": "Hands \u00b7 no time limit",
+    }
+
+
+def table_clock(row: Mapping[str, Any] | None, now: datetime, rounds: Mapping[str, Any]) -> str:
+    """A table's clock in its header, when it runs against a time at all."""
+    if not row or row["phase"] in DONE:
+        return ""  # the hand count says it
+    if not (row["deadline"] or row["starts_at"] or row["break_ends"]):
+        return ""
+    return clock_view([row], now, rounds)["time"]
+
+
+def _session_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    # Round 1's groups share a session when they play the same half on the same schedule.
+    return (row["segment"], row["starts_at"], row["deadline"])
+
+
+def _left(moment: str, now: datetime) -> str:
+    return format_clock(seconds_until(moment, now))
+
+
+def seat_view(table: Mapping[str, Any], standings: Mapping[str, Any], who: Names) -> list[dict]:
+    """A table's four players by seat: totals, this segment's points and hand deltas."""
+    if table.get("segment") is None:
+        return []
+    scores = feeds.segment_scores(table)
+    seats = []
+    for seat in SEAT_NAMES:
+        player = str(table["seats"][seat])
+        standing = standings["rows"].get(player)
+        seats.append(
+            {
+                "seat": seat,
+                "player": player,
+                "name": who.get(player, {}).get("name") or player,
+                "country": who.get(player, {}).get("country") or "",
+                "total": on_screen(standing["shown"]) if standing else "\u2013",
+                "points": _signed(scores[player]),
+                "deltas": [_signed(hand["deltas"].get(player, 0)) for hand in table["hands"]],
+                "dealer": table["next_dealer"] is not None and str(table["next_dealer"]) == player,
+            }
+        )
+    return seats
+
+
+def _signed(points: int) -> str:
+    return f"+{points}" if points > 0 else f"{MINUS}{-points}" if points < 0 else "0"
+
+
+def hand_note(table: Mapping[str, Any]) -> str:
+    planned = (table.get("clock") or {}).get("planned_hands")
+    if table.get("next_hand") is not None:
+        return (
+            f"Hand {table['next_hand']} of {planned}" if planned else f"Hand {table['next_hand']}"
+        )
+    return f"{len(table.get('hands', ()))} hands played"
+
+
+def player_view(player: Mapping[str, Any], clock_rows: Mapping[str, Any]) -> dict[str, str]:
+    standing = player.get("standing")
+    seat = feeds.current_seat(player, clock_rows)
+    to_cut = feeds.to_cut(standing, minus=MINUS) if standing else None
+    return {
+        "rank": str(standing["rank"]) if standing else "\u2013",
+        "total": on_screen(standing["shown"]) if standing else "\u2013",
+        "to_cut": to_cut or "\u2013",
+        "cut_note": _cut_note(standing),
+        "seat": f"Table {seat['table']} \u00b7 {seat['seat'].title()}" if seat else "\u2013",
+    }
+
+
+def _cut_note(standing: Mapping[str, Any] | None) -> str:
+    if not standing or standing.get("above_cut") is None:
+        return ""
+    if standing["status"] in ("advanced", "eliminated"):
+        return standing["status"].title()
+    return "above the cut" if standing["above_cut"] else "to make the cut"
+
+
+# -- pages ------------------------------------------------------------------------------
+
+
+def _rounds(tournament: Tournament) -> dict[str, dict[str, str]]:
+    return {
+        str(fmt.number): {
+            "name": "Final" if fmt.advance is None else f"Round {fmt.number}",
+            "segment": fmt.segment_kind.title(),
+        }
+        for fmt in tournament.format.rounds
+    }
+
+
+def _page(
+    request: Request,
+    store: StoreDep,
+    tournament_id: int,
+    kind: str,
+    channels: list[str],
+    bg: str | None,
+    options: dict[str, Any],
+    check: Any = None,
+) -> HTMLResponse:
+    now = store.clock()
+
+    def view(tournament: Tournament, version: int) -> dict[str, Any]:
+        if check is not None:
+            check(tournament)
+        states = States(tournament, now)
+        return {
+            "tournament": tournament.name,
+            "version": version,
+            "states": {channel: states.of(channel) for channel in channels},
+            "names": feeds.names(tournament),
+            "rounds": _rounds(tournament),
+        }
+
+    data = store.read(tournament_id, view)
+    config = {
+        "tournament_id": tournament_id,
+        "kind": kind,
+        "channels": channels,
+        "server_time": format_time(now),
+        **options,
+        **data,
+    }
+    return render(
+        request,
+        f"overlay_{kind}.html",
+        config=config,
+        chroma=bg == "green",
+        now=now,
+        **_show(kind, config, now),
+    )
+
+
+def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+    """What the template draws first, from the same states the page then follows."""
+    states, who, rounds = config["states"], config["names"], config["rounds"]
+    standings = states.get("standings")
+    if kind == "top":
+        rows = [row for row in feeds.ordered(standings) if row["position"] <= config["n"]]
+        return {"rows": board_rows(rows, standings["advance"], who), "standings": standings}
+    if kind == "cut":
+        rows = feeds.around_cut(standings)
+        return {"rows": board_rows(rows, standings["advance"], who), "standings": standings}
+    if kind == "player":
+        player = states[f"player:{config['player']}"]
+        return {"player": player, "shown": player_view(player, states["clocks"]["tables"])}
+    if kind == "table":
+        table = states[f"table:{config['table']}"]
+        return {
+            "table": table,
+            "seats": seat_view(table, standings, who),
+            "hand": hand_note(table),
+            "title": segment_title(rounds, table) if table.get("segment") else "",
+            "clock": table_clock(table.get("clock"), now, rounds),
+        }
+    rows = list(states["clocks"]["tables"].values())
+    rows = [row for row in rows if _wanted(row, config)]
+    return {"clock": clock_view(rows, now, rounds)}
+
+
+def _wanted(row: Mapping[str, Any], config: Mapping[str, Any]) -> bool:
+    table, group = config.get("table"), config.get("group")
+    return (table is None or row["table"] == table) and (group is None or row["group"] == group)
+
+
+@router.get("/{tournament_id}/top", response_class=HTMLResponse)
+def top(
+    request: Request,
+    tournament_id: TournamentId,
+    store: StoreDep,
+    n: Annotated[int, Query(ge=1, le=16)] = feeds.TOP,
+    bg: Background = None,
+) -> HTMLResponse:
+    return _page(request, store, tournament_id, "top", ["standings"], bg, {"n": n})
+
+
+@router.get("/{tournament_id}/cut", response_class=HTMLResponse)
+def cut(
+    request: Request, tournament_id: TournamentId, store: StoreDep, bg: Background = None
+) -> HTMLResponse:
+    return _page(request, store, tournament_id, "cut", ["standings"], bg, {})
+
+
+@router.get("/{tournament_id}/player/{player_id}", response_class=HTMLResponse)
+def player(
+    request: Request,
+    tournament_id: TournamentId,
+    player_id: str,
+    store: StoreDep,
+    bg: Background = None,
+) -> HTMLResponse:
+    def registered(tournament: Tournament) -> None:
+        if player_id not in feeds.names(tournament):
+            raise NotFound(f"player {player_id!r} is not registered in this tournament")
+
+    channels = [f"player:{player_id}", "clocks"]
+    return _page(
+        request, store, tournament_id, "player", channels, bg, {"player": player_id}, registered
+    )
+
+
+@router.get("/{tournament_id}/table/{table}", response_class=HTMLResponse)
+def table(
+    request: Request,
+    tournament_id: TournamentId,
+    table: TableNumber,
+    store: StoreDep,
+    bg: Background = None,
+) -> HTMLResponse:
+    channels = [f"table:{table}", "standings"]
+    return _page(request, store, tournament_id, "table", channels, bg, {"table": table})
+
+
+@router.get("/{tournament_id}/clock", response_class=HTMLResponse)
+def clock(
+    request: Request,
+    tournament_id: TournamentId,
+    store: StoreDep,
+    table: Annotated[int | None, Query(ge=1, le=MAX_NUMBER)] = None,
+    group: Annotated[str | None, Query(max_length=20)] = None,
+    bg: Background = None,
+) -> HTMLResponse:
+    options = {"table": table, "group": group}
+    return _page(request, store, tournament_id, "clock", ["clocks"], bg, options)

@@ -1,0 +1,302 @@
+// TV overlays: the server draws the first frame; this module follows the live feed and draws
+// again from the channel states, with the same rules as app/web/overlay.py (keep them in
+// step). Names are only ever set as text (textContent), never as HTML.
+import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
+
+const config = JSON.parse(document.getElementById("overlay-config").textContent);
+const MINUS = "\u2212";
+const DASH = "\u2013";
+const CUT_BAND = 4; // app/services/feeds.py CUT_BAND
+const DONE = ["finished", "finished_short"]; // a table's segment is over (rule CL-3)
+const states = { ...config.states };
+const who = config.names;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function setField(name, text) {
+  for (const node of document.querySelectorAll(`[data-field="${name}"]`)) {
+    if (node.textContent !== text) node.textContent = text;
+  }
+}
+
+function nameOf(player) {
+  return who[String(player)]?.name || String(player);
+}
+
+function countryOf(player) {
+  return who[String(player)]?.country || "";
+}
+
+function roundName(number) {
+  return config.rounds[String(number)]?.name ?? `Round ${number}`;
+}
+
+function segmentTitle(row) {
+  const names = config.rounds[String(row.round)] ?? { name: `Round ${row.round}`, segment: "Segment" };
+  return `${names.name} \u00b7 ${names.segment} ${row.segment}`;
+}
+
+// rule ST-3 as one signed figure (app/services/feeds.py to_cut)
+function toCut(standing) {
+  const distance = standing?.distance_shown;
+  if (distance === null || distance === undefined) return null;
+  if (distance.replace(/[0.]/g, "") === "") return distance;
+  return standing.above_cut ? `+${distance}` : `${MINUS}${distance}`;
+}
+
+// app/web/overlay.py on_screen: a figure with a true minus sign
+function onScreen(figure) {
+  return figure.startsWith("-") ? MINUS + figure.slice(1) : figure;
+}
+
+function signed(points) {
+  return points > 0 ? `+${points}` : points < 0 ? `${MINUS}${-points}` : "0";
+}
+
+// the class of a signed figure (overlay_macros.html sign)
+function sign(text) {
+  return text.startsWith("+") ? "plus" : text === "0" ? "zero" : "minus";
+}
+
+function ordered(standings) {
+  return Object.values(standings.rows).sort((a, b) => a.position - b.position);
+}
+
+// -- boards: top N and the cut --------------------------------------------------------
+
+function boardRows(rows, advance, withCut) {
+  const nodes = [];
+  for (const row of rows) {
+    const side = row.above_cut === true ? " above" : row.above_cut === false ? " below" : "";
+    const item = el("li", `row${side}`);
+    item.dataset.player = String(row.player);
+    item.append(
+      el("span", "rank", row.rank),
+      el("span", "country", countryOf(row.player)),
+      el("span", "name", nameOf(row.player)),
+    );
+    if (withCut) item.append(el("span", "to-cut", toCut(row) ?? ""));
+    item.append(el("span", "total", onScreen(row.shown)));
+    nodes.push(item);
+    if (advance !== null && advance !== undefined && row.position === advance) {
+      const line = el("li", "cut-line");
+      line.append(el("span", null, "Cut"));
+      nodes.push(line);
+    }
+  }
+  document.getElementById("rows").replaceChildren(...nodes);
+}
+
+function drawTop() {
+  const standings = states.standings;
+  const rows = ordered(standings).filter((row) => row.position <= config.n);
+  setField("what", `${roundName(standings.round)} \u00b7 Top ${config.n}`);
+  boardRows(rows, standings.advance, false);
+}
+
+function drawCut() {
+  const standings = states.standings;
+  const advance = standings.advance;
+  const rows =
+    advance === null || advance === undefined
+      ? []
+      : ordered(standings).filter(
+          (row) => advance - CUT_BAND < row.position && row.position <= advance + CUT_BAND,
+        );
+  setField("what", `${roundName(standings.round)} \u00b7 The cut`);
+  setField("advance", advance ? `Top ${advance} advance` : "No cut this round");
+  boardRows(rows, advance, true);
+}
+
+// -- a player card ----------------------------------------------------------------------
+
+function currentSeat(player, clockRows) {
+  for (const seat of player.seats ?? []) {
+    const clock = clockRows?.[String(seat.table)];
+    if (clock && clock.segment === seat.segment) return seat;
+  }
+  return null;
+}
+
+function cutNote(standing) {
+  if (!standing || standing.above_cut === null || standing.above_cut === undefined) return "";
+  if (standing.status === "advanced" || standing.status === "eliminated") {
+    return standing.status[0].toUpperCase() + standing.status.slice(1);
+  }
+  return standing.above_cut ? "above the cut" : "to make the cut";
+}
+
+function drawPlayer() {
+  const player = states[`player:${config.player}`];
+  if (!player) return;
+  const standing = player.standing;
+  const seat = currentSeat(player, states.clocks?.tables);
+  setField("name", player.name ?? String(player.player));
+  setField("country", player.country ?? "");
+  setField("rank", standing ? String(standing.rank) : DASH);
+  setField("total", standing ? onScreen(standing.shown) : DASH);
+  setField("to-cut", (standing && toCut(standing)) || DASH);
+  setField("cut-note", cutNote(standing) || "Cut");
+  const where = seat ? `Table ${seat.table} \u00b7 ${seat.seat[0].toUpperCase()}${seat.seat.slice(1)}` : DASH;
+  setField("seat", where);
+}
+
+// -- a table ----------------------------------------------------------------------------
+
+const SEATS = ["east", "south", "west", "north"];
+
+function handNote(table) {
+  if (table.next_hand === null || table.next_hand === undefined) {
+    return `${(table.hands ?? []).length} hands played`;
+  }
+  const planned = table.clock?.planned_hands;
+  return `Hand ${table.next_hand}` + (planned ? ` of ${planned}` : "");
+}
+
+function drawTable() {
+  const table = states[`table:${config.table}`];
+  const standings = states.standings;
+  if (!table || !standings) return;
+  if (table.segment === null || table.segment === undefined) {
+    setField("title", "");
+    setField("hand", "Not in play");
+    document.getElementById("seats").replaceChildren();
+    return;
+  }
+  setField("title", segmentTitle(table));
+  setField("hand", handNote(table));
+  const scores = {};
+  for (const seat of SEATS) scores[String(table.seats[seat])] = 0;
+  for (const hand of table.hands) {
+    for (const [player, delta] of Object.entries(hand.deltas)) scores[player] = (scores[player] ?? 0) + delta;
+  }
+  const previous = new Map(
+    [...document.querySelectorAll("#seats .seat")].map((node) => [
+      node.dataset.player,
+      node.querySelector(".total")?.textContent,
+    ]),
+  );
+  const nodes = SEATS.map((seat) => {
+    const player = String(table.seats[seat]);
+    const standing = standings.rows[player];
+    const dealer = table.next_dealer !== null && String(table.next_dealer) === player;
+    const article = el("article", `seat${dealer ? " dealer" : ""}`);
+    article.dataset.seat = seat;
+    article.dataset.player = player;
+    const head = el("div", "seat-head");
+    head.append(el("span", "wind", seat[0].toUpperCase() + seat.slice(1)), el("span", "dealer-badge", "Dealer"));
+    const person = el("div", "who");
+    person.append(el("span", "country", countryOf(player)), el("span", "name", nameOf(player)));
+    const total = standing ? onScreen(standing.shown) : DASH;
+    const figures = el("div", "scores");
+    const points = signed(scores[player]);
+    figures.append(el("span", "total", total), el("span", `points ${sign(points)}`, points));
+    const deltas = el("ol", "deltas");
+    for (const hand of table.hands) {
+      const text = signed(hand.deltas[player] ?? 0);
+      deltas.append(el("li", sign(text), text));
+    }
+    article.append(head, person, figures, deltas);
+    if (previous.has(player) && previous.get(player) !== total) article.classList.add("changed");
+    return article;
+  });
+  document.getElementById("seats").replaceChildren(...nodes);
+  tick();
+}
+
+// -- clocks (rules CL-1 to CL-6): counted down here from the deadline and the server time --
+
+function sessionKey(row) {
+  // Round 1's groups share a session when they play the same half on the same schedule.
+  return JSON.stringify([row.segment, row.starts_at, row.deadline]);
+}
+
+// app/web/overlay.py clock_view
+function clockView(rows, nowMs) {
+  if (!rows.length) return { title: "", time: formatClock(null), note: "No clock" };
+  const counts = new Map();
+  for (const row of rows) counts.set(sessionKey(row), (counts.get(sessionKey(row)) ?? 0) + 1);
+  let shared = null;
+  for (const [key, count] of counts) if (shared === null || count > counts.get(shared)) shared = key;
+  const session = rows.filter((row) => sessionKey(row) === shared);
+  const lead = session[0];
+  const title = segmentTitle(lead);
+  const onBreak = session.filter((row) => row.phase === "break" && row.break_ends);
+  const left = (moment) => formatClock(secondsLeft({ deadline: moment }, nowMs));
+  if (onBreak.length) return { title, time: left(onBreak[0].break_ends), note: "Break" };
+  if (session.every((row) => DONE.includes(row.phase))) {
+    return { title, time: formatClock(null), note: "All finished" };
+  }
+  if (lead.starts_at && secondsLeft({ deadline: lead.starts_at }, nowMs) > 0) {
+    return { title, time: left(lead.starts_at), note: "Starts in" };
+  }
+  if (lead.deadline && !session.every((row) => row.play_all)) {
+    if (secondsLeft(lead, nowMs) > 0) return { title, time: left(lead.deadline), note: "To play" };
+    const playing = session.filter((row) => row.phase === "overtime").length;
+    return { title, time: formatClock(0), note: playing ? `Time \u00b7 ${playing} playing on` : "Time" };
+  }
+  // rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
+  const hands = Math.min(...session.map((row) => row.hands_completed));
+  return { title, time: `${hands}/${lead.planned_hands}`, note: "Hands \u00b7 no time limit" };
+}
+
+// app/web/overlay.py table_clock
+function tableClock(row, nowMs) {
+  if (!row || DONE.includes(row.phase)) return ""; // the hand count says it
+  if (!(row.deadline || row.starts_at || row.break_ends)) return "";
+  return clockView([row], nowMs).time;
+}
+
+function clockRows() {
+  return Object.values(states.clocks?.tables ?? {})
+    .filter((row) => config.table === null || config.table === undefined || row.table === config.table)
+    .filter((row) => config.group === null || config.group === undefined || row.group === config.group)
+    .sort((a, b) => a.table - b.table);
+}
+
+function tick() {
+  const now = feed.serverNow();
+  if (config.kind === "clock") {
+    const shown = clockView(clockRows(), now);
+    setField("title", shown.title);
+    setField("time", shown.time);
+    setField("note", shown.note);
+  } else if (config.kind === "table") {
+    setField("clock", tableClock(states[`table:${config.table}`]?.clock, now));
+  }
+}
+
+// -- the feed ---------------------------------------------------------------------------
+
+const DRAW = { top: drawTop, cut: drawCut, player: drawPlayer, table: drawTable, clock: tick };
+
+function draw() {
+  try {
+    DRAW[config.kind]();
+  } catch (error) {
+    // Keep the last good frame on air rather than a half-drawn one.
+    console.error("overlay: could not draw", error);
+  }
+}
+
+const feed = new LiveFeed(config.tournament_id, config.channels, {
+  onState: (channel, state) => {
+    states[channel] = state;
+    draw();
+    document.body.dataset.version = String(feed.versions.get(channel) ?? "");
+  },
+  onStatus: (status) => {
+    // Nothing on air says "offline": the last frame stays; the status is for the operator.
+    document.body.dataset.feed = status;
+  },
+});
+feed.offsetMs = Date.parse(config.server_time) - Date.now();
+draw();
+feed.connect();
+if (config.kind === "clock" || config.kind === "table") setInterval(tick, 250);
+window.overlayFeed = feed;
