@@ -103,7 +103,7 @@ def names(tournament: Tournament) -> dict[str, dict[str, str | None]]:
 def to_cut(standing: Mapping[str, Any], *, exact: bool = False, minus: str = "-") -> str | None:
     """rule ST-3 as one signed figure: the margin over the line (+) or the points a player
     below it needs (-); 0 when level with the line."""
-    distance = standing.get("distance" if exact else "distance_shown")
+    distance: str | None = standing.get("distance" if exact else "distance_shown")
     if distance is None:
         return None
     if distance.strip("0.") == "":

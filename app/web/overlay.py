@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -38,6 +38,7 @@ from app.web.pages import render
 router = APIRouter(prefix="/overlay", include_in_schema=False)
 
 Names = Mapping[str, Mapping[str, Any]]
+Row = dict[str, Any]
 Background = Annotated[str | None, Query(description="green: a chroma-key background")]
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
 DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
@@ -51,7 +52,7 @@ def on_screen(figure: str) -> str:
     return MINUS + figure[1:] if figure.startswith("-") else figure
 
 
-def board_rows(rows: Sequence[Mapping[str, Any]], advance: int | None, who: Names) -> list[dict]:
+def board_rows(rows: Sequence[Mapping[str, Any]], advance: int | None, who: Names) -> list[Row]:
     """Standings rows as the boards show them; `last_in` marks the row above the cut line."""
     return [
         {
@@ -136,7 +137,7 @@ def _left(moment: str, now: datetime) -> str:
     return format_clock(seconds_until(moment, now))
 
 
-def seat_view(table: Mapping[str, Any], standings: Mapping[str, Any], who: Names) -> list[dict]:
+def seat_view(table: Mapping[str, Any], standings: Mapping[str, Any], who: Names) -> list[Row]:
     """A table's four players by seat: totals, this segment's points and hand deltas."""
     if table.get("segment") is None:
         return []
@@ -190,7 +191,7 @@ def _cut_note(standing: Mapping[str, Any] | None) -> str:
     if not standing or standing.get("above_cut") is None:
         return ""
     if standing["status"] in ("advanced", "eliminated"):
-        return standing["status"].title()
+        return str(standing["status"]).title()
     return "above the cut" if standing["above_cut"] else "to make the cut"
 
 
@@ -215,7 +216,7 @@ def _page(
     channels: list[str],
     bg: str | None,
     options: dict[str, Any],
-    check: Any = None,
+    check: Callable[[Tournament], None] | None = None,
 ) -> HTMLResponse:
     now = store.clock()
 
