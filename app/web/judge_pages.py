@@ -1,7 +1,116 @@
-"""Pages: see the module's routes (issue 6)."""
+"""The judge's tablet (issue 6): the page, the service worker that lets it reload offline,
+and `whoami`, which tells the page whose table its bearer token opens.
+
+The page itself carries nothing secret: the tablet brings the table token (from the admin's
+QR code, `/judge?token=...`), keeps it in localStorage, and sends it as a bearer token to
+the judges' API, which does every check.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse
+from pydantic import BaseModel
+
+from app.domain.tournament import Tournament
+from app.web.deps import JudgeDep, StoreDep
+from app.web.pages import PACKAGE, render
 
 router = APIRouter(include_in_schema=False)
+
+SERVICE_WORKER = PACKAGE / "static" / "judge-sw.js"
+
+
+@router.get("/judge", response_class=HTMLResponse)
+def judge_tablet(request: Request) -> HTMLResponse:
+    """The tablet page; the token stays in the browser (localStorage), never in the HTML."""
+    return render(request, "judge.html")
+
+
+@router.get("/judge/sw.js")
+def judge_service_worker() -> FileResponse:
+    """The service worker, served under /judge so that its scope may cover the page
+    (`Service-Worker-Allowed`); never cached by HTTP, so a new version is picked up."""
+    return FileResponse(
+        SERVICE_WORKER,
+        media_type="text/javascript",
+        headers={"Service-Worker-Allowed": "/judge", "Cache-Control": "no-cache"},
+    )
+
+
+class SegmentAtTable(BaseModel):
+    segment: int
+    seats: list[str | int]  # east, south, west, north at the segment's start
+    cycles: list[list[str | int] | None]  # each cycle's seats (rules SE-6 to SE-9)
+    hands_entered: list[int]
+    next_hand: int | None
+    closed: bool
+
+
+class PlayerName(BaseModel):
+    name: str
+    country: str | None
+
+
+class WhoAmI(BaseModel):
+    tournament: int
+    table: int
+    tournament_name: str
+    round: int
+    segment_kind: str
+    hands_per_segment: int
+    min_value: int
+    max_value: int
+    early_start_minutes: int
+    segments: list[SegmentAtTable]
+    players: dict[str, PlayerName]  # str(id) -> name, everyone at this table in the round
+
+
+@router.get("/judge/whoami", response_model=WhoAmI)
+def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
+    """The tournament and table of the bearer token, with what the tablet needs to draw the
+    table: the current round's segments at this table, who sits there, and the value bounds."""
+
+    def view(tournament: Tournament, _: int) -> WhoAmI:
+        state = tournament.current_round
+        fmt = state.format
+        segments: list[SegmentAtTable] = []
+        seated: set[Any] = set()
+        for (segment, number), table in sorted(state.tables.items()):
+            if number != judge.table:
+                continue
+            seated.update(table.seats)
+            next_hand = table.last_hand + 1
+            cycles = tournament.cycles(state.number, segment, number)
+            segments.append(
+                SegmentAtTable(
+                    segment=segment,
+                    seats=list(table.seats),
+                    cycles=[None if c is None else list(c) for c in cycles],
+                    hands_entered=sorted(table.hands),
+                    next_hand=next_hand if next_hand <= fmt.hands_per_segment else None,
+                    closed=(table.group if state.number == 1 else "", segment) in state.closed,
+                )
+            )
+        players = {
+            str(player): PlayerName(name=registered.name, country=registered.country)
+            for player, registered in tournament.players.items()
+            if player in seated
+        }
+        return WhoAmI(
+            tournament=judge.tournament_id,
+            table=judge.table,
+            tournament_name=tournament.name,
+            round=state.number,
+            segment_kind=fmt.segment_kind,
+            hands_per_segment=fmt.hands_per_segment,
+            min_value=tournament.format.min_value,
+            max_value=tournament.format.max_value,
+            early_start_minutes=tournament.format.early_start_minutes,
+            segments=segments,
+            players=players,
+        )
+
+    return store.read(judge.tournament_id, view)

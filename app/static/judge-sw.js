@@ -1,0 +1,70 @@
+// The judge tablet's service worker (issue 6): it keeps the tablet page and its JS and CSS so
+// that the tablet reloads while the hall's network or server is down. Network first, so a new
+// version reaches the tablet whenever the server answers; the cache only when it does not.
+// API calls, the live feed and whoami are never cached: they pass straight through (hands
+// wait in the page's IndexedDB outbox, not here).
+
+const CACHE = "judge-tablet-v1";
+const PAGE = "/judge";
+const ASSETS = ["/static/judge.js", "/static/judge.css", "/static/base.css", "/static/live.js"];
+const NETWORK_WAIT_MS = 4000; // a hall network that hangs counts as down
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll([PAGE, ...ASSETS]))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((n) => n !== CACHE).map((n) => caches.delete(n))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+function cacheKey(request) {
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin || request.method !== "GET") return null;
+  if (request.mode === "navigate" && url.pathname === PAGE) return PAGE; // any ?query
+  return ASSETS.includes(url.pathname) ? url.pathname : null;
+}
+
+async function networkFirst(request, key) {
+  const cache = await caches.open(CACHE);
+  try {
+    const response = await withTimeout(fetch(request, { cache: "no-store" }), NETWORK_WAIT_MS);
+    if (response.ok) await cache.put(key, response.clone());
+    return response;
+  } catch (error) {
+    const cached = await cache.match(key);
+    if (cached) return cached;
+    throw error;
+  }
+}
+
+function withTimeout(promise, ms) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the network does not answer")), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+self.addEventListener("fetch", (event) => {
+  const key = cacheKey(event.request);
+  if (key === null) return; // not ours to keep: the browser fetches it as usual
+  event.respondWith(networkFirst(event.request, key));
+});

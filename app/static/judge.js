@@ -1,0 +1,1383 @@
+// The judge's tablet (issue 6): one table's hands, deals, seats and early start.
+//
+// What the server knows comes from the `table:N` live channel and `/judge/whoami`; both are
+// kept in localStorage so that the page still shows the table after a reload while offline.
+// What the judge enters goes first into the outbox, an IndexedDB store on this tablet, under
+// a key made here that is also the Idempotency-Key: the outbox sends it until the server
+// confirms it, so a reload, a dropped network or a server restart loses nothing and, since
+// a retry carries the same key, doubles nothing (CONTRACT §3).
+//
+// Names and other text from the server are only ever set with textContent.
+
+import { LiveFeed, formatClock } from "/static/live.js";
+
+const STORE = "scoreboard.judge.";
+const TOKEN_KEY = `${STORE}token`;
+const RETRY_EVERY_MS = 5000; // besides the browser's `online` event
+const IN_PROGRESS_RETRY_MS = 1000; // the server said "retry in a moment"
+const REQUEST_TIMEOUT_MS = 10000; // a request that hangs is abandoned and sent again later
+const KEEP_SENT = 60; // sent entries kept on the tablet, as a record
+const SEAT_NAMES = ["east", "south", "west", "north"];
+const WIND = { east: "E", south: "S", west: "W", north: "N" };
+const KIND_NAMES = { self_draw: "Self-draw", discard: "Discard", draw: "Draw", points: "Points" };
+const DISCARD_SHARE_LIMIT = 25; // rule HS-2
+
+// -- rules the tablet computes before sending (the server decides) ---------------------------
+
+// rule HS-2: the four point changes of a hand, by str(player id); null if incomplete.
+export function handDeltas(result, players) {
+  const deltas = Object.fromEntries(players.map((p) => [String(p), 0]));
+  if (result.kind === "draw") return deltas; // a draw moves no points
+  if (result.kind === "points") {
+    for (const p of players) deltas[String(p)] = Number(result.deltas?.[String(p)] ?? 0);
+    return deltas;
+  }
+  const value = result.value;
+  const winner = String(result.winner);
+  if (!Number.isInteger(value) || !(winner in deltas)) return null;
+  for (const p of players.map(String)) {
+    if (p === winner) continue;
+    let pays = value; // self-draw, or a discard worth 25 or less: each of the three pays v
+    if (result.kind === "discard" && value > DISCARD_SHARE_LIMIT) {
+      // above 25 the discarder pays 3v - 50 and the two others 25 each
+      pays = p === String(result.discarder) ? 3 * value - 2 * DISCARD_SHARE_LIMIT : DISCARD_SHARE_LIMIT;
+    }
+    deltas[p] = -pays;
+  }
+  deltas[winner] = 3 * value; // the winner always collects 3v
+  return deltas;
+}
+
+function sumOfAbs(deltas) {
+  return Object.values(deltas).reduce((total, d) => total + Math.abs(d), 0);
+}
+
+export function sumOf(deltas) {
+  return Object.values(deltas).reduce((total, d) => total + d, 0);
+}
+
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  // Outside a secure context (plain http on a LAN address) randomUUID is missing.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// rule SE-5: a proposed seat draw, shuffled with the browser's cryptographic randomness.
+export function shuffled(items) {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = crypto.getRandomValues(new Uint32Array(1))[0] % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+// -- the outbox: IndexedDB, one record per hand, correction or void ---------------------------
+
+export class Outbox {
+  constructor(name = "scoreboard-judge") {
+    this.name = name;
+    this.db = null;
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      const request = indexedDB.open(this.name, 1);
+      request.onupgradeneeded = () => request.result.createObjectStore("outbox", { keyPath: "key" });
+      request.onsuccess = () => {
+        this.db = request.result;
+        resolve(this);
+      };
+      request.onerror = () => reject(request.error);
+    });
+  }
+
+  run(mode, work) {
+    return new Promise((resolve, reject) => {
+      const transaction = this.db.transaction("outbox", mode);
+      const request = work(transaction.objectStore("outbox"));
+      transaction.oncomplete = () => resolve(request?.result);
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error);
+    });
+  }
+
+  async all() {
+    const entries = await this.run("readonly", (store) => store.getAll());
+    return entries.sort((a, b) => a.created - b.created || a.order - b.order);
+  }
+
+  put(entry) {
+    return this.run("readwrite", (store) => store.put(entry));
+  }
+
+  remove(key) {
+    return this.run("readwrite", (store) => store.delete(key));
+  }
+}
+
+// -- small helpers ---------------------------------------------------------------------------
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "dataset") Object.assign(node.dataset, value);
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const $ = (id) => document.getElementById(id);
+
+function signed(n) {
+  if (n === null || n === undefined) return "–";
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+function readJson(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+function writeJson(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // A full or disabled storage only costs the offline reload, never a hand (IndexedDB).
+  }
+}
+
+function capitalised(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+// -- the tablet ------------------------------------------------------------------------------
+
+class Tablet {
+  constructor() {
+    this.token = null;
+    this.who = null; // /judge/whoami
+    this.table = null; // the table:N channel's state
+    this.tableVersion = 0;
+    this.feed = null;
+    this.feedStatus = "connecting";
+    this.outbox = new Outbox();
+    this.entries = []; // the outbox, oldest first
+    this.flushing = false;
+    this.flushAgain = false;
+    this.tokenProblem = null;
+    this.tab = "hand";
+    this.draft = this.emptyDraft();
+    this.drawSeats = null; // the seats being drawn (rule SE-5)
+    this.swapFrom = null;
+    this.voidHand = null;
+    this.dealNote = null; // what the server said to the last deal, for its hand only
+    this.dealt = {}; // "round:segment:hand" -> time the server stamped (rule CL-3)
+  }
+
+  // ---- start ----
+
+  async start() {
+    const url = new URL(location.href);
+    const fromUrl = url.searchParams.get("token");
+    if (fromUrl) {
+      localStorage.setItem(TOKEN_KEY, fromUrl);
+      url.searchParams.delete("token");
+      // The token must not stay in the address bar, the history or a screenshot.
+      history.replaceState(null, "", url.pathname + url.search + url.hash);
+    }
+    this.token = localStorage.getItem(TOKEN_KEY);
+    this.bindStatic();
+    this.registerServiceWorker();
+    try {
+      await this.outbox.open();
+      this.entries = await this.outbox.all();
+    } catch (error) {
+      this.fatal(`This browser cannot keep an outbox (IndexedDB): ${error}`);
+      return;
+    }
+    if (!this.token) {
+      this.showNoToken();
+      return;
+    }
+    await this.loadWhoAmI();
+    window.addEventListener("online", () => {
+      this.renderStatus();
+      this.flush();
+    });
+    window.addEventListener("offline", () => this.renderStatus());
+    setInterval(() => this.flush(), RETRY_EVERY_MS);
+    setInterval(() => this.renderClock(), 1000);
+    this.flush();
+  }
+
+  registerServiceWorker() {
+    if (!("serviceWorker" in navigator)) return; // plain http on a LAN address: see docs/https.md
+    navigator.serviceWorker.register("/judge/sw.js", { scope: "/judge" }).catch(() => {});
+  }
+
+  showNoToken(message = "") {
+    $("judge").dataset.state = "no-token";
+    $("no-token").hidden = false;
+    $("tablet").hidden = true;
+    $("token-error").textContent = message;
+  }
+
+  fatal(message) {
+    $("judge").dataset.state = "error";
+    $("no-token").hidden = false;
+    $("token-error").textContent = message;
+  }
+
+  cacheKey(name) {
+    return `${STORE}${name}:${this.token?.slice(0, 12)}`;
+  }
+
+  // Who the token is: the tournament, the table, the names. What the tablet saw last is shown
+  // at once (a reload while the server is down or slow), then replaced by the server's answer.
+  async loadWhoAmI() {
+    if (this.who === null) {
+      const cached = readJson(this.cacheKey("whoami"));
+      if (cached) this.showWho(cached);
+    }
+    let who = null;
+    try {
+      const response = await this.api("GET", "/judge/whoami");
+      if (response.status === 401) {
+        localStorage.removeItem(TOKEN_KEY);
+        this.token = null;
+        const problem = await response.json().catch(() => ({}));
+        this.showNoToken(problem.detail ?? "This table token is not known.");
+        return;
+      }
+      if (response.ok) {
+        who = await response.json();
+        writeJson(this.cacheKey("whoami"), who);
+      }
+    } catch {
+      // no network or no server: keep what the tablet saw last
+    }
+    if (who) {
+      this.showWho(who);
+    } else if (!this.who) {
+      $("judge").dataset.state = "waiting";
+      $("no-token").hidden = false;
+      $("no-token").querySelector("h1").textContent = "Waiting for the server";
+      setTimeout(() => this.loadWhoAmI(), RETRY_EVERY_MS);
+    }
+  }
+
+  showWho(who) {
+    const first = this.who === null;
+    this.who = who;
+    if (first) {
+      const cached = readJson(this.cacheKey("table"));
+      if (cached && cached.round === who.round) {
+        this.table = cached.state;
+        this.tableVersion = cached.version;
+      }
+      this.dealt = readJson(this.cacheKey("dealt")) ?? {};
+      $("no-token").hidden = true;
+      $("tablet").hidden = false;
+      $("judge").dataset.state = "ready";
+      this.feed = new LiveFeed(who.tournament, [`table:${who.table}`], {
+        onState: (_, state, message) => this.onTable(state, message),
+        onStatus: (status) => this.renderStatus(status),
+      }).connect();
+    }
+    this.render();
+  }
+
+  api(method, path, body, headers = {}) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+    return fetch(path, {
+      method,
+      cache: "no-store",
+      signal: controller.signal,
+      headers: {
+        Authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).finally(() => clearTimeout(timer));
+  }
+
+  onTable(state, message) {
+    const before = this.table;
+    this.table = state;
+    this.tableVersion = message.version;
+    writeJson(this.cacheKey("table"), { round: state.round, state, version: message.version });
+    const players = Object.values(state.seats ?? {}).map(String);
+    const unknown = players.some((p) => !(p in (this.who?.players ?? {})));
+    if (
+      unknown ||
+      before?.round !== state.round ||
+      before?.segment !== state.segment ||
+      JSON.stringify(before?.seats) !== JSON.stringify(state.seats)
+    ) {
+      this.loadWhoAmI(); // new round, segment or seats: names and cycles come from whoami
+    }
+    this.render();
+  }
+
+  // ---- what the tablet shows: the server's state plus the outbox ----
+
+  segmentInfo(segment) {
+    return this.who?.segments.find((s) => s.segment === segment) ?? null;
+  }
+
+  chosenKey() {
+    return this.cacheKey(`segment:${this.who?.round}`);
+  }
+
+  // The segment the judge works in: the channel's, or a later one the judge moved on to.
+  segment() {
+    const channel = this.table?.round === this.who?.round ? this.table?.segment : null;
+    const chosen = Number(localStorage.getItem(this.chosenKey())) || null;
+    const pending = this.pending().map((e) => e.body.segment);
+    const candidates = [channel, chosen, ...pending].filter((s) => this.segmentInfo(s));
+    if (candidates.length) return Math.max(...candidates);
+    return this.who?.segments[0]?.segment ?? null;
+  }
+
+  chooseSegment(segment) {
+    localStorage.setItem(this.chosenKey(), String(segment));
+    this.render();
+  }
+
+  seatsOf(segment) {
+    if (this.table?.segment === segment && this.table.seats) {
+      return SEAT_NAMES.map((s) => this.table.seats[s]);
+    }
+    return this.segmentInfo(segment)?.seats ?? [];
+  }
+
+  // The seats in the cycle of `hand` (rules SE-6 to SE-9): East, South, West, North.
+  cycleSeats(segment, hand) {
+    const info = this.segmentInfo(segment);
+    const start = this.seatsOf(segment);
+    const cycle = info?.cycles?.[Math.floor((Math.max(hand, 1) - 1) / 4)];
+    const sameFour = cycle && cycle.length === 4 && cycle.every((p) => start.map(String).includes(String(p)));
+    return sameFour ? cycle : start;
+  }
+
+  dealerOf(segment, hand) {
+    const seats = this.cycleSeats(segment, hand);
+    return seats[(hand - 1) % 4] ?? null; // rule FM-7
+  }
+
+  windOf(segment, hand, player) {
+    const index = this.cycleSeats(segment, hand).map(String).indexOf(String(player));
+    return index < 0 ? "?" : WIND[SEAT_NAMES[index]];
+  }
+
+  nameOf(player) {
+    return this.who?.players?.[String(player)]?.name ?? String(player);
+  }
+
+  // Entries not yet known to be in the server's state shown here.
+  pending() {
+    return this.entries.filter(
+      (e) =>
+        e.body.table === this.who?.table &&
+        e.body.round === this.who?.round &&
+        (e.status === "queued" || (e.status === "sent" && (e.answer?.version ?? 0) > this.serverVersion())),
+    );
+  }
+
+  serverVersion() {
+    return this.table?.round === this.who?.round ? this.tableVersion : 0;
+  }
+
+  // The hands of a segment as the server has them, with the outbox laid over them.
+  rows(segment) {
+    const rows = new Map();
+    if (this.table?.segment === segment && this.table.round === this.who?.round) {
+      for (const hand of this.table.hands ?? []) {
+        rows.set(hand.hand, {
+          hand: hand.hand,
+          deltas: hand.deltas,
+          value: hand.value,
+          state: "server",
+          dealer: hand.dealer,
+        });
+      }
+    }
+    const players = this.seatsOf(segment);
+    for (const entry of this.pending()) {
+      if (entry.body.segment !== segment) continue;
+      const number = entry.body.hand;
+      const label = entry.status === "queued" ? "queued" : "sent";
+      if (entry.endpoint === "voids") {
+        const row = rows.get(number) ?? { hand: number, deltas: null };
+        rows.set(number, { ...row, state: `void ${label}`, voided: true, key: entry.key });
+      } else {
+        const kind = entry.endpoint === "corrections" ? `correction ${label}` : label;
+        rows.set(number, {
+          hand: number,
+          deltas: handDeltas(entry.body.result, players),
+          value: entry.body.result.value,
+          state: kind,
+          key: entry.key,
+        });
+      }
+    }
+    return [...rows.values()].sort((a, b) => a.hand - b.hand);
+  }
+
+  // The next hand to play: after the last live hand, as the server counts (a void of the
+  // last hand gives its number back); null when the segment has all its hands.
+  nextHand(segment) {
+    const live = this.rows(segment)
+      .filter((r) => !r.voided)
+      .map((r) => r.hand);
+    let next = Math.max(0, ...live) + 1;
+    const channel = this.table?.segment === segment && this.table.round === this.who?.round;
+    const info = this.segmentInfo(segment);
+    if (!channel && info) next = Math.max(next, info.next_hand ?? this.who.hands_per_segment + 1);
+    return next > this.who.hands_per_segment ? null : next;
+  }
+
+  // ---- rendering ----
+
+  render() {
+    if (!this.who) return;
+    const segment = this.segment();
+    const kind = this.who.segment_kind;
+    $("where-table").textContent = `Table ${this.who.table}`;
+    $("where-segment").textContent =
+      `${this.who.tournament_name} · round ${this.who.round} · ${kind} ${segment ?? "–"}`;
+    this.renderNextHand(segment);
+    this.renderSeatCards(segment);
+    this.renderHands(segment);
+    this.renderOutbox();
+    this.renderEntry();
+    this.renderFix(segment);
+    this.renderSeatDraw(segment);
+    this.renderStart();
+    this.renderClock();
+    this.renderTabs();
+  }
+
+  renderStatus(status = this.feedStatus) {
+    this.feedStatus = status;
+    // The browser knows first when the tablet has no network at all; the feed may take a
+    // heartbeat or two to notice.
+    const shown = navigator.onLine ? status : "no network";
+    const node = $("feed-status");
+    node.className = `status-${shown === "no network" ? "offline" : shown}`;
+    node.textContent = shown;
+  }
+
+  renderClock() {
+    const clock = this.table?.round === this.who?.round ? this.table?.clock : null;
+    const node = $("clock");
+    node.dataset.phase = clock?.phase ?? "none";
+    if (!clock) {
+      node.textContent = "no clock";
+      return;
+    }
+    const now = this.feed ? this.feed.serverNow() : Date.now();
+    const until = (time) => Math.max(0, Math.ceil((Date.parse(time) - now) / 1000));
+    const since = (time) => Math.max(0, Math.floor((now - Date.parse(time)) / 1000));
+    let text;
+    if (clock.phase === "not_started" && clock.starts_at) {
+      text = `starts in ${formatClock(until(clock.starts_at))}`;
+    } else if (clock.phase === "running" && clock.deadline) {
+      const left = until(clock.deadline);
+      text = left > 0 ? `${formatClock(left)} left` : "time";
+    } else if (clock.phase === "running") {
+      text = "no time limit";
+    } else if (clock.phase === "overtime" && clock.deadline) {
+      text = `overtime +${formatClock(since(clock.deadline))}`;
+    } else if (clock.phase === "break" && clock.break_ends) {
+      text = `break ${formatClock(until(clock.break_ends))}`;
+    } else if (clock.phase === "finished_short") {
+      text = "time is up";
+    } else {
+      text = clock.phase.replace("_", " ");
+    }
+    node.textContent = text;
+  }
+
+  renderNextHand(segment) {
+    const next = this.nextHand(segment);
+    const total = this.who.hands_per_segment;
+    const dealButton = $("deal-button");
+    const done = $("segment-done");
+    if (next === null) {
+      $("deal-note").textContent = "";
+      $("next-title").textContent = `${capitalised(this.who.segment_kind)} ${segment} is complete`;
+      $("next-dealer").textContent = `${total} of ${total} hands`;
+      dealButton.hidden = true;
+      const later = this.who.segments.find((s) => s.segment > segment);
+      done.hidden = !later;
+      done.replaceChildren();
+      if (later) {
+        done.append(
+          el("button", {
+            type: "button",
+            class: "big primary",
+            id: "next-segment",
+            text: `Go to ${this.who.segment_kind} ${later.segment}`,
+            onclick: () => {
+              this.chooseSegment(later.segment);
+              this.showTab("seats");
+            },
+          }),
+        );
+      }
+      return;
+    }
+    done.hidden = true;
+    const dealer = this.dealerOf(segment, next);
+    $("next-title").textContent = `Hand ${next} of ${total}`;
+    $("next-dealer").textContent =
+      dealer === null ? "" : `Dealer: ${this.windOf(segment, next, dealer)} · ${this.nameOf(dealer)}`;
+    dealButton.hidden = false;
+    const stamped = this.dealt[`${this.who.round}:${segment}:${next}`];
+    dealButton.textContent = stamped ? `Dealt ✓ ${stamped}` : `Tiles dealt · hand ${next}`;
+    const note = this.dealNote;
+    $("deal-note").textContent = note && note.key === `${this.who.round}:${segment}:${next}` ? note.text : "";
+    dealButton.classList.toggle("done", Boolean(stamped));
+    dealButton.dataset.hand = String(next);
+  }
+
+  totals(segment) {
+    const totals = Object.fromEntries(this.seatsOf(segment).map((p) => [String(p), 0]));
+    const running = [];
+    for (const row of this.rows(segment)) {
+      if (!row.voided && row.deltas) {
+        for (const [p, d] of Object.entries(row.deltas)) totals[p] = (totals[p] ?? 0) + d;
+      }
+      running.push({ ...row, totals: { ...totals } });
+    }
+    return { totals, running };
+  }
+
+  renderSeatCards(segment) {
+    const next = this.nextHand(segment) ?? this.who.hands_per_segment;
+    const seats = this.cycleSeats(segment, next);
+    const dealer = this.nextHand(segment) === null ? null : this.dealerOf(segment, next);
+    const { totals } = this.totals(segment);
+    $("seat-cards").replaceChildren(
+      ...seats.map((player, index) =>
+        el(
+          "li",
+          {
+            class: `seat-card${String(player) === String(dealer) ? " dealer" : ""}`,
+            dataset: { seat: SEAT_NAMES[index] },
+          },
+          el("span", { class: "wind", text: WIND[SEAT_NAMES[index]] }),
+          el("span", { class: "score num", text: signed(totals[String(player)] ?? 0) }),
+          el("span", { class: "name", text: this.nameOf(player) }),
+          el("span", { class: "pid", text: String(player) }),
+          String(player) === String(dealer) ? el("span", { class: "dealer-mark", text: "deals" }) : null,
+        ),
+      ),
+    );
+  }
+
+  renderHands(segment) {
+    const players = this.seatsOf(segment);
+    const table = $("hands");
+    table.tHead.replaceChildren(
+      el(
+        "tr",
+        {},
+        el("th", { scope: "col", class: "num", text: "#" }),
+        el("th", { scope: "col", text: "Value" }),
+        ...players.map((p) => el("th", { scope: "col", class: "num", text: this.nameOf(p) })),
+        el("th", { scope: "col", text: "" }),
+      ),
+    );
+    const { running } = this.totals(segment);
+    table.tBodies[0].replaceChildren(
+      ...running.map((row) => {
+        const dealer = String(row.dealer ?? this.dealerOf(segment, row.hand));
+        return el(
+          "tr",
+          {
+            class: `hand-row state-${row.state.replace(/ /g, "-")}${row.voided ? " voided" : ""}`,
+            dataset: { hand: String(row.hand), state: row.state },
+          },
+          el("th", { scope: "row", class: "num", text: String(row.hand) }),
+          el("td", {
+            class: "value",
+            text: row.voided
+              ? "void"
+              : (row.value ?? (row.deltas && sumOfAbs(row.deltas) === 0 ? "draw" : "–")),
+          }),
+          ...players.map((p) => {
+            const delta = row.deltas?.[String(p)];
+            return el(
+              "td",
+              {
+                class: `num${String(p) === dealer ? " dealt" : ""}`,
+                title: String(p) === dealer ? "dealer" : undefined,
+              },
+              el("span", {
+                class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
+                text: signed(delta),
+              }),
+              el("span", { class: "running", text: signed(row.totals[String(p)]) }),
+            );
+          }),
+          el(
+            "td",
+            { class: "badge-cell" },
+            row.state === "server"
+              ? ""
+              : el("span", { class: `badge ${row.state.split(" ").pop()}`, text: row.state }),
+          ),
+        );
+      }),
+    );
+    if (!running.length) {
+      table.tBodies[0].append(
+        el("tr", {}, el("td", { colspan: String(players.length + 3), class: "empty", text: "No hands yet" })),
+      );
+    }
+    table.tFoot.replaceChildren(
+      el(
+        "tr",
+        {},
+        el("td", {
+          colspan: String(players.length + 3),
+          class: "note",
+          text: "Each cell: the hand's point change, and below it the running total in this segment. The bar marks who dealt.",
+        }),
+      ),
+    );
+  }
+
+  counts() {
+    const counts = { queued: 0, sent: 0, refused: 0 };
+    for (const entry of this.entries) counts[entry.status] = (counts[entry.status] ?? 0) + 1;
+    return counts;
+  }
+
+  renderOutbox() {
+    const counts = this.counts();
+    for (const node of document.querySelectorAll("#outbox-summary [data-count]")) {
+      node.textContent = String(counts[node.dataset.count]);
+    }
+    const summary = $("outbox-summary");
+    summary.classList.toggle("has-queued", counts.queued > 0);
+    summary.classList.toggle("has-refused", counts.refused > 0);
+    $("outbox-note").textContent = this.tokenProblem
+      ? `The server does not accept this tablet's token: ${this.tokenProblem}`
+      : counts.queued
+        ? `${counts.queued} waiting for the server; sent again every ${RETRY_EVERY_MS / 1000} s and as soon as the network returns.`
+        : "";
+    const list = $("outbox-list");
+    list.replaceChildren(
+      ...[...this.entries].reverse().map((entry) =>
+        el(
+          "li",
+          { class: `outbox-entry ${entry.status}`, dataset: { key: entry.key, status: entry.status } },
+          el("span", { class: `badge ${entry.status}`, text: entry.status }),
+          el("span", { class: "what", text: this.describe(entry) }),
+          el("span", { class: "key", text: entry.key.slice(0, 8) }),
+          entry.status === "refused" ? el("span", { class: "error", text: entry.error }) : null,
+          entry.status === "queued" && entry.lastError
+            ? el("span", { class: "note", text: `${entry.attempts} attempt(s): ${entry.lastError}` })
+            : null,
+          entry.status === "refused"
+            ? el(
+                "span",
+                { class: "entry-buttons" },
+                el("button", {
+                  type: "button",
+                  class: "secondary",
+                  text: "Send again",
+                  onclick: () => this.retry(entry),
+                }),
+                el("button", {
+                  type: "button",
+                  class: "danger",
+                  text: "Discard",
+                  onclick: () => this.discard(entry),
+                }),
+              )
+            : null,
+        ),
+      ),
+    );
+  }
+
+  describe(entry) {
+    const body = entry.body;
+    const where = `${capitalised(this.who?.segment_kind ?? "segment")} ${body.segment} hand ${body.hand}`;
+    if (entry.endpoint === "voids") return `${where}: void (${body.reason})`;
+    const result = body.result;
+    let what = KIND_NAMES[result.kind];
+    if (result.kind === "self_draw") what += ` ${result.value} by ${this.nameOf(result.winner)}`;
+    if (result.kind === "discard") {
+      what += ` ${result.value}: ${this.nameOf(result.winner)} from ${this.nameOf(result.discarder)}`;
+    }
+    if (entry.endpoint === "corrections") return `${where}: correction to ${what} (${body.reason})`;
+    return `${where}: ${what}`;
+  }
+
+  renderTabs() {
+    for (const button of document.querySelectorAll("#tabs [data-tab]")) {
+      button.setAttribute("aria-pressed", String(button.dataset.tab === this.tab));
+    }
+    for (const panel of document.querySelectorAll(".action-view .panel")) {
+      panel.hidden = panel.dataset.panel !== this.tab;
+    }
+  }
+
+  showTab(tab) {
+    this.tab = tab;
+    if (tab === "seats") this.drawSeats = null;
+    this.render();
+  }
+
+  // ---- entering a hand ----
+
+  emptyDraft(mode = "new", hand = null, segment = null) {
+    return {
+      mode,
+      hand,
+      segment,
+      kind: null,
+      winner: null,
+      discarder: null,
+      value: "",
+      deltas: {},
+      typing: null,
+      reason: "",
+    };
+  }
+
+  draftTarget() {
+    const segment = this.draft.segment ?? this.segment();
+    const hand = this.draft.hand ?? this.nextHand(segment);
+    return { segment, hand };
+  }
+
+  renderEntry() {
+    const draft = this.draft;
+    const { segment, hand } = this.draftTarget();
+    const seatsNeeded = this.seatsOf(segment).length === 4;
+    const title =
+      draft.mode === "correction"
+        ? `Correct hand ${hand}`
+        : draft.mode === "reenter"
+          ? `Enter voided hand ${hand}`
+          : hand === null
+            ? "No hand to enter"
+            : `Result of hand ${hand}`;
+    $("entry-title").textContent = title;
+    $("entry-reason-row").hidden = draft.mode !== "correction";
+    for (const button of document.querySelectorAll("#outcomes [data-kind]")) {
+      button.setAttribute("aria-pressed", String(button.dataset.kind === draft.kind));
+      button.disabled = hand === null || !seatsNeeded;
+    }
+    const cycle = hand === null ? [] : this.cycleSeats(segment, hand);
+    const seatButtons = (role, selected, disabled) =>
+      cycle.map((player, index) =>
+        el(
+          "button",
+          {
+            type: "button",
+            class: "seat-button",
+            "aria-pressed": String(selected(player)),
+            disabled: disabled(player),
+            dataset: { player: String(player), seat: SEAT_NAMES[index] },
+            onclick: () => this.pick(role, player),
+          },
+          el("span", { class: "wind", text: WIND[SEAT_NAMES[index]] }),
+          el("span", { class: "name", text: this.nameOf(player) }),
+          role === "points"
+            ? el("span", { class: "num points-value", text: draft.deltas[String(player)] ?? "0" })
+            : null,
+        ),
+      );
+    const same = (a, b) => a !== null && String(a) === String(b);
+    document.querySelector('[data-role="winner"]').replaceChildren(
+      ...seatButtons(
+        "winner",
+        (p) => same(draft.winner, p),
+        () => false,
+      ),
+    );
+    document.querySelector('[data-role="discarder"]').replaceChildren(
+      ...seatButtons(
+        "discarder",
+        (p) => same(draft.discarder, p),
+        (p) => same(draft.winner, p),
+      ),
+    );
+    document.querySelector('[data-role="points"]').replaceChildren(
+      ...seatButtons(
+        "points",
+        (p) => same(draft.typing, p),
+        () => false,
+      ),
+    );
+    const kind = draft.kind;
+    $("pick-winner").hidden = !(kind === "self_draw" || kind === "discard");
+    $("pick-discarder").hidden = kind !== "discard";
+    $("pick-points").hidden = kind !== "points";
+    $("value-row").hidden = !(kind === "self_draw" || kind === "discard" || kind === "points");
+    $("key-sign").disabled = kind !== "points";
+    if (kind === "points") {
+      $("value-label").textContent = draft.typing === null ? "Tap a seat" : `${this.nameOf(draft.typing)}`;
+      $("value-display").textContent =
+        draft.typing === null ? "–" : draft.deltas[String(draft.typing)] || "0";
+    } else {
+      $("value-label").textContent = `Value (${this.who.min_value}–${this.who.max_value})`;
+      $("value-display").textContent = draft.value || "–";
+    }
+    const { problem } = this.draftResult();
+    $("entry-problem").textContent = draft.kind ? (problem ?? "") : "";
+    $("entry-review").disabled = Boolean(problem) || hand === null;
+  }
+
+  pick(role, player) {
+    const draft = this.draft;
+    if (role === "winner") {
+      draft.winner = player;
+      if (String(draft.discarder) === String(player)) draft.discarder = null;
+    } else if (role === "discarder") {
+      draft.discarder = player;
+    } else {
+      draft.typing = player;
+    }
+    this.renderEntry();
+  }
+
+  key(key) {
+    const draft = this.draft;
+    if (draft.kind === "points") {
+      if (draft.typing === null) return;
+      const id = String(draft.typing);
+      let text = draft.deltas[id] ?? "";
+      if (key === "back") text = text.slice(0, -1);
+      else if (key === "sign") text = text.startsWith("-") ? text.slice(1) : `-${text}`;
+      else if (text.replace("-", "").length < 5) text = text === "0" ? key : text + key;
+      draft.deltas[id] = text === "-" ? "-" : text.replace(/^(-?)0+(\d)/, "$1$2");
+    } else if (key === "back") {
+      draft.value = draft.value.slice(0, -1);
+    } else if (key !== "sign" && draft.value.length < 3) {
+      draft.value = (draft.value + key).replace(/^0+/, "");
+    }
+    this.renderEntry();
+  }
+
+  // The result the draft describes, or the problem that keeps it from review.
+  draftResult() {
+    const draft = this.draft;
+    const { segment, hand } = this.draftTarget();
+    const players = this.seatsOf(segment);
+    if (hand === null) return { problem: "This segment has all its hands." };
+    if (players.length !== 4) return { problem: "The seats are not known yet." };
+    if (!draft.kind) return { problem: "Pick the outcome." };
+    if (draft.mode === "correction" && !draft.reason.trim()) {
+      return { problem: "Say why the hand is corrected." };
+    }
+    if (draft.kind === "draw") return { result: { kind: "draw" } };
+    if (draft.kind === "points") {
+      const deltas = {};
+      for (const p of players) {
+        const text = draft.deltas[String(p)] ?? "0";
+        if (!/^-?\d+$/.test(text)) return { problem: `Enter a number for ${this.nameOf(p)}.` };
+        deltas[String(p)] = Number(text);
+      }
+      const total = sumOf(deltas);
+      if (total !== 0)
+        return { problem: `The point changes sum to ${total}; they must sum to 0 (rule HS-7).` };
+      return { result: { kind: "points", deltas } };
+    }
+    if (draft.winner === null) return { problem: "Tap the winner's seat." };
+    if (draft.kind === "discard" && draft.discarder === null) return { problem: "Tap the discarder's seat." };
+    const value = Number(draft.value);
+    if (!draft.value) return { problem: "Enter the hand's value." };
+    if (value < this.who.min_value || value > this.who.max_value) {
+      return {
+        problem: `A winning hand is worth ${this.who.min_value} to ${this.who.max_value} (rule HS-3).`,
+      };
+    }
+    const result = { kind: draft.kind, winner: draft.winner, value };
+    if (draft.kind === "discard") result.discarder = draft.discarder;
+    return { result };
+  }
+
+  review() {
+    const { result, problem } = this.draftResult();
+    if (problem) return;
+    const { segment, hand } = this.draftTarget();
+    const deltas = handDeltas(result, this.seatsOf(segment));
+    this.pendingSend = {
+      endpoint: this.draft.mode === "correction" ? "corrections" : "hands",
+      body: {
+        round: this.who.round,
+        segment,
+        table: this.who.table,
+        hand,
+        result,
+        ...(this.draft.mode === "correction" ? { reason: this.draft.reason.trim() } : {}),
+      },
+      deltas,
+    };
+    this.showReview(segment, hand, deltas, this.pendingSend);
+  }
+
+  showReview(segment, hand, deltas, pending) {
+    const cycle = this.cycleSeats(segment, hand);
+    $("review-title").textContent =
+      pending.endpoint === "voids"
+        ? `Void hand ${hand}?`
+        : pending.endpoint === "corrections"
+          ? `Correct hand ${hand}?`
+          : `Send hand ${hand}?`;
+    $("review-summary").textContent = this.describe({ endpoint: pending.endpoint, body: pending.body });
+    $("review-table").tBodies[0].replaceChildren(
+      ...cycle.map((player, index) => {
+        const delta = deltas?.[String(player)] ?? 0;
+        return el(
+          "tr",
+          { dataset: { player: String(player) } },
+          el("th", { scope: "row", text: WIND[SEAT_NAMES[index]] }),
+          el("td", { text: this.nameOf(player) }),
+          el("td", { class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`, text: signed(delta) }),
+        );
+      }),
+    );
+    const total = deltas ? sumOf(deltas) : 0;
+    $("review-sum").textContent = total === 0 ? "0 ✓" : String(total);
+    $("review-reason").textContent = pending.body.reason ? `Reason: ${pending.body.reason}` : "";
+    $("review-send").textContent = pending.endpoint === "voids" ? "Void it" : "Send";
+    this.tab = "review";
+    this.renderTabs();
+  }
+
+  async confirmSend() {
+    const pending = this.pendingSend;
+    if (!pending) return;
+    this.pendingSend = null;
+    const entry = {
+      key: newKey(), // also the Idempotency-Key: made once, here, before the first try
+      endpoint: pending.endpoint,
+      tournament: this.who.tournament,
+      body: pending.body,
+      status: "queued",
+      created: Date.now(),
+      order: this.entries.length,
+      attempts: 0,
+      lastError: null,
+    };
+    await this.outbox.put(entry); // on the tablet before anything goes out
+    this.entries.push(entry);
+    this.draft = this.emptyDraft();
+    this.voidHand = null;
+    this.tab = "hand";
+    this.render();
+    this.flush();
+  }
+
+  // ---- the outbox ----
+
+  async flush() {
+    if (this.flushing) {
+      this.flushAgain = true;
+      return;
+    }
+    this.flushing = true;
+    try {
+      do {
+        this.flushAgain = false;
+        this.entries = await this.outbox.all();
+        for (const entry of this.entries) {
+          if (entry.status !== "queued") continue;
+          // Stop at the first entry still waiting: the next hand depends on this one.
+          if (!(await this.send(entry))) break;
+        }
+      } while (this.flushAgain);
+      await this.prune();
+    } finally {
+      this.flushing = false;
+      this.render();
+    }
+  }
+
+  // Sends one entry; true if the server settled it (sent or refused), false to try later.
+  async send(entry) {
+    let response;
+    entry.attempts += 1;
+    try {
+      response = await this.api(
+        "POST",
+        `/api/tournaments/${entry.tournament}/${entry.endpoint}`,
+        entry.body,
+        {
+          "Idempotency-Key": entry.key,
+        },
+      );
+    } catch {
+      entry.lastError = navigator.onLine ? "the server does not answer" : "no network";
+      await this.outbox.put(entry);
+      return false;
+    }
+    const answer = await response.json().catch(() => null);
+    let settled = true;
+    if (response.ok) {
+      entry.status = "sent";
+      entry.answer = answer;
+      entry.sentAt = Date.now();
+      entry.lastError = null;
+      this.tokenProblem = null;
+    } else if (response.status === 409 && answer?.field === "Idempotency-Key") {
+      entry.lastError = "the server is still entering it"; // the first try is in progress
+      settled = false;
+      setTimeout(() => this.flush(), IN_PROGRESS_RETRY_MS);
+    } else if (response.status === 401) {
+      this.tokenProblem = answer?.detail ?? "401";
+      entry.lastError = "token not accepted";
+      settled = false;
+    } else if (response.status >= 400 && response.status < 500) {
+      entry.status = "refused";
+      entry.error = answer?.detail ?? `the server refused it (HTTP ${response.status})`;
+    } else {
+      entry.lastError = `server error (HTTP ${response.status})`;
+      settled = false;
+    }
+    await this.outbox.put(entry);
+    if (settled && this.who && entry.endpoint !== "hands") this.loadWhoAmI();
+    return settled;
+  }
+
+  async prune() {
+    const sent = this.entries.filter((e) => e.status === "sent");
+    for (const entry of sent.slice(0, Math.max(0, sent.length - KEEP_SENT))) {
+      await this.outbox.remove(entry.key);
+    }
+    this.entries = await this.outbox.all();
+  }
+
+  async retry(entry) {
+    entry.status = "queued";
+    entry.error = null;
+    await this.outbox.put(entry);
+    this.flush();
+  }
+
+  async discard(entry) {
+    if (!confirm(`Discard this entry? It was refused: ${entry.error}`)) return;
+    await this.outbox.remove(entry.key);
+    this.entries = await this.outbox.all();
+    this.render();
+  }
+
+  // ---- corrections and voids ----
+
+  renderFix(segment) {
+    const rows = this.rows(segment);
+    const entered = new Set(rows.map((r) => r.hand));
+    const next = this.nextHand(segment) ?? this.who.hands_per_segment + 1;
+    // Hands voided earlier leave a gap below the next hand: they can be entered anew.
+    const gaps = [];
+    for (let hand = 1; hand < next; hand++) if (!entered.has(hand)) gaps.push(hand);
+    const recent = rows.slice(-4).reverse();
+    const items = [
+      ...recent.map((row) =>
+        el(
+          "li",
+          { class: "fix-item", dataset: { hand: String(row.hand) } },
+          el("span", { class: "fix-hand", text: `Hand ${row.hand}` }),
+          el("span", { class: "fix-what", text: row.voided ? "voided" : this.rowText(segment, row) }),
+          row.state !== "server" ? el("span", { class: "badge queued", text: row.state }) : null,
+          el("button", {
+            type: "button",
+            class: "secondary",
+            text: "Correct",
+            disabled: row.voided,
+            onclick: () => this.startCorrection(segment, row.hand),
+          }),
+          el("button", {
+            type: "button",
+            class: "danger",
+            text: "Void",
+            disabled: row.voided,
+            onclick: () => this.startVoid(segment, row.hand),
+          }),
+        ),
+      ),
+      ...gaps.map((hand) =>
+        el(
+          "li",
+          { class: "fix-item", dataset: { hand: String(hand) } },
+          el("span", { class: "fix-hand", text: `Hand ${hand}` }),
+          el("span", { class: "fix-what", text: "voided" }),
+          el("button", {
+            type: "button",
+            class: "secondary",
+            text: "Enter again",
+            onclick: () => {
+              this.draft = this.emptyDraft("reenter", hand, segment);
+              this.showTab("hand");
+            },
+          }),
+        ),
+      ),
+    ];
+    $("fix-list").replaceChildren(
+      ...(items.length ? items : [el("li", { class: "note", text: "No hands to correct yet." })]),
+    );
+    $("void-form").hidden = this.voidHand === null;
+    if (this.voidHand !== null) $("void-title").textContent = `Void hand ${this.voidHand.hand}`;
+  }
+
+  rowText(segment, row) {
+    const deltas = row.deltas ?? {};
+    return this.seatsOf(segment)
+      .map((p) => `${this.nameOf(p)} ${signed(deltas[String(p)] ?? 0)}`)
+      .join(" · ");
+  }
+
+  startCorrection(segment, hand) {
+    this.draft = this.emptyDraft("correction", hand, segment);
+    $("entry-reason").value = "";
+    this.showTab("hand");
+  }
+
+  startVoid(segment, hand) {
+    this.voidHand = { segment, hand };
+    $("void-reason").value = "";
+    this.renderFix(segment);
+    $("void-reason").focus();
+  }
+
+  reviewVoid() {
+    const reason = $("void-reason").value.trim();
+    if (!this.voidHand) return;
+    if (!reason) {
+      $("void-reason").setAttribute("aria-invalid", "true");
+      $("void-reason").focus();
+      return;
+    }
+    const { segment, hand } = this.voidHand;
+    this.pendingSend = {
+      endpoint: "voids",
+      body: { round: this.who.round, segment, table: this.who.table, hand, reason },
+    };
+    // A void takes back the hand's point changes.
+    const row = this.rows(segment).find((r) => r.hand === hand);
+    const back = Object.fromEntries(Object.entries(row?.deltas ?? {}).map(([p, d]) => [p, -d]));
+    this.showReview(segment, hand, back, this.pendingSend);
+  }
+
+  // ---- table events: deal, seats, early start (these need the server's clock, so no outbox) ----
+
+  async post(path, body) {
+    try {
+      const response = await this.api("POST", `/api/tournaments/${this.who.tournament}/${path}`, body);
+      const answer = await response.json().catch(() => null);
+      return {
+        ok: response.ok,
+        answer,
+        message: response.ok ? null : (answer?.detail ?? `HTTP ${response.status}`),
+      };
+    } catch {
+      return { ok: false, answer: null, message: "No connection to the server: try again when it is back." };
+    }
+  }
+
+  async recordDeal() {
+    const segment = this.segment();
+    const hand = Number($("deal-button").dataset.hand);
+    if (!hand) return;
+    const key = `${this.who.round}:${segment}:${hand}`;
+    if (this.dealt[key]) return;
+    $("deal-button").disabled = true;
+    const outcome = await this.post("deals", { round: this.who.round, segment, table: this.who.table, hand });
+    $("deal-button").disabled = false;
+    if (outcome.ok) {
+      const time = outcome.answer?.lines?.[0]?.time;
+      this.dealt[key] = time ? new Date(time).toLocaleTimeString() : "recorded";
+      writeJson(this.cacheKey("dealt"), this.dealt);
+      this.dealNote = { key, text: `Deal of hand ${hand} recorded by the server's clock.` };
+    } else {
+      this.dealNote = { key, text: outcome.message };
+    }
+    this.render();
+  }
+
+  renderSeatDraw(segment) {
+    const kind = this.who.segment_kind;
+    $("seats-title").textContent = `Seats for ${kind} ${segment}`;
+    const hasHands = this.rows(segment).length > 0;
+    if (!this.drawSeats || this.drawSeats.segment !== segment) {
+      this.drawSeats = { segment, seats: [...this.seatsOf(segment)], proposed: false };
+      this.swapFrom = null;
+    }
+    $("seats-note").textContent = hasHands
+      ? `This ${kind} has hands already; its seats are fixed (rule SE-5).`
+      : "Draw the seats at the table, or tap “Propose draw”. Tap two seats to exchange their players, then record them.";
+    $("seats-propose").disabled = hasHands;
+    $("seats-record").disabled = hasHands || this.drawSeats.seats.length !== 4;
+    $("seat-draw").replaceChildren(
+      ...this.drawSeats.seats.map((player, index) =>
+        el(
+          "li",
+          {},
+          el(
+            "button",
+            {
+              type: "button",
+              class: "seat-button",
+              disabled: hasHands,
+              "aria-pressed": String(this.swapFrom === index),
+              dataset: { seat: SEAT_NAMES[index], player: String(player) },
+              onclick: () => this.swapSeat(index),
+            },
+            el("span", { class: "wind", text: capitalised(SEAT_NAMES[index]) }),
+            el("span", { class: "name", text: this.nameOf(player) }),
+            el("span", { class: "pid", text: String(player) }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  swapSeat(index) {
+    const seats = this.drawSeats.seats;
+    if (this.swapFrom === null) {
+      this.swapFrom = index;
+    } else {
+      [seats[this.swapFrom], seats[index]] = [seats[index], seats[this.swapFrom]];
+      this.swapFrom = null;
+    }
+    this.renderSeatDraw(this.drawSeats.segment);
+  }
+
+  async recordSeats() {
+    const { segment, seats } = this.drawSeats;
+    const outcome = await this.post("seats", {
+      round: this.who.round,
+      segment,
+      table: this.who.table,
+      seats,
+    });
+    $("seats-result").textContent = outcome.ok
+      ? `Seats recorded: East ${this.nameOf(seats[0])}, South ${this.nameOf(seats[1])}, West ${this.nameOf(seats[2])}, North ${this.nameOf(seats[3])}.`
+      : outcome.message;
+    if (outcome.ok) {
+      this.drawSeats = null;
+      await this.loadWhoAmI();
+    }
+  }
+
+  renderStart() {
+    const clock = this.table?.round === this.who?.round ? this.table?.clock : null;
+    const startsAt = clock?.starts_at ? new Date(clock.starts_at).toLocaleTimeString() : null;
+    const canStart = clock?.phase === "not_started" && Boolean(clock.starts_at);
+    $("start-note").textContent = canStart
+      ? `Scheduled start ${startsAt}. The table may start up to ${this.who.early_start_minutes} minutes early when all four players agree; the deadline does not move (rule CL-2).`
+      : clock?.starts_at
+        ? `This ${this.who.segment_kind} started at ${startsAt}.`
+        : `This ${this.who.segment_kind} has no scheduled start, so there is nothing to start early (rule CL-3a).`;
+    $("start-record").disabled = !($("start-agree").checked && canStart);
+  }
+
+  async recordEarlyStart() {
+    if (!$("start-agree").checked) return;
+    const segment = this.segment();
+    const outcome = await this.post("early-starts", {
+      round: this.who.round,
+      segment,
+      table: this.who.table,
+    });
+    $("start-result").textContent = outcome.ok
+      ? "Early start recorded by the server's clock."
+      : outcome.message;
+    $("start-agree").checked = false;
+    this.renderStart();
+  }
+
+  // ---- wiring ----
+
+  bindStatic() {
+    $("token-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const token = $("token-input").value.trim();
+      if (!token) return;
+      localStorage.setItem(TOKEN_KEY, token);
+      location.reload();
+    });
+    for (const button of document.querySelectorAll("[data-tab]")) {
+      button.addEventListener("click", () => this.showTab(button.dataset.tab));
+    }
+    for (const button of document.querySelectorAll("#outcomes [data-kind]")) {
+      button.addEventListener("click", () => {
+        const keep = this.draft;
+        this.draft = {
+          ...this.emptyDraft(keep.mode, keep.hand, keep.segment),
+          reason: keep.reason,
+          kind: button.dataset.kind,
+        };
+        this.renderEntry();
+      });
+    }
+    for (const button of document.querySelectorAll("#keypad [data-key]")) {
+      button.addEventListener("click", () => this.key(button.dataset.key));
+    }
+    $("entry-reason").addEventListener("input", (event) => {
+      this.draft.reason = event.target.value;
+      this.renderEntry();
+    });
+    $("entry-clear").addEventListener("click", () => {
+      this.draft = this.emptyDraft();
+      $("entry-reason").value = "";
+      this.renderEntry();
+      this.renderTabs();
+    });
+    $("entry-review").addEventListener("click", () => this.review());
+    $("review-back").addEventListener("click", () => {
+      this.pendingSend = null;
+      this.tab = this.voidHand ? "fix" : "hand";
+      this.render();
+    });
+    $("review-send").addEventListener("click", () => this.confirmSend());
+    $("deal-button").addEventListener("click", () => this.recordDeal());
+    $("void-cancel").addEventListener("click", () => {
+      this.voidHand = null;
+      this.render();
+    });
+    $("void-review").addEventListener("click", () => this.reviewVoid());
+    $("seats-propose").addEventListener("click", () => {
+      this.drawSeats.seats = shuffled(this.drawSeats.seats);
+      this.swapFrom = null;
+      this.renderSeatDraw(this.drawSeats.segment);
+    });
+    $("seats-record").addEventListener("click", () => this.recordSeats());
+    $("start-agree").addEventListener("change", () => this.renderStart());
+    $("start-record").addEventListener("click", () => this.recordEarlyStart());
+  }
+}
+
+if (document.getElementById("judge")) {
+  const tablet = new Tablet();
+  window.judgeTablet = tablet; // for the browser tests and for support on the floor
+  tablet.start();
+}
