@@ -40,14 +40,43 @@ PortOption = Annotated[
 ]
 
 
+SslCertOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ssl-certfile",
+        help="Serve HTTPS with this certificate (PEM; see docs/https.md)",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+SslKeyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ssl-keyfile",
+        help="The certificate's private key (PEM)",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+
+
 @cli.command()
-def serve(host: HostOption = None, port: PortOption = None) -> None:
+def serve(
+    host: HostOption = None,
+    port: PortOption = None,
+    ssl_certfile: SslCertOption = None,
+    ssl_keyfile: SslKeyOption = None,
+) -> None:
     """Start the server (SQLite ./scoreboard.db unless SCOREBOARD_DATABASE_URL says otherwise)."""
     try:
         settings = get_settings()
     except ValidationError as error:
         typer.echo(f"scoreboard: invalid settings\n{error}", err=True)
         raise typer.Exit(code=2) from error
+    if (ssl_certfile is None) != (ssl_keyfile is None):
+        # One without the other would serve plain HTTP, or fail deep inside uvicorn.
+        typer.echo("scoreboard: --ssl-certfile and --ssl-keyfile go together", err=True)
+        raise typer.Exit(code=2)
     uvicorn.run(
         "app.web:create_app",
         factory=True,
@@ -56,6 +85,10 @@ def serve(host: HostOption = None, port: PortOption = None) -> None:
         # Off unless asked for: per-message deflate keeps a compressor per connection, and
         # thousands of phones and screens would pay for it in memory and CPU (issue 5).
         ws_per_message_deflate=settings.ws_compression,
+        # HTTPS lets tablets on the hall's LAN use the service worker and crypto.randomUUID,
+        # which browsers allow only in a secure context (docs/https.md).
+        ssl_certfile=None if ssl_certfile is None else str(ssl_certfile),
+        ssl_keyfile=None if ssl_keyfile is None else str(ssl_keyfile),
     )
 
 
