@@ -22,7 +22,10 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((n) => n !== CACHE).map((n) => caches.delete(n))))
+      // Only our own older caches: the spectator pages on the same device keep theirs.
+      .then((names) =>
+        Promise.all(names.filter((n) => n.startsWith("judge-") && n !== CACHE).map((n) => caches.delete(n))),
+      )
       .then(() => self.clients.claim()),
   );
 });
