@@ -33,13 +33,14 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-CHANNEL = "standings"
+CHANNEL = "standings"  # the one channel each client follows, unless the parent names another
 # Changes are encoded with their keys in this order (app/realtime/hub.py), so the fields a
 # client checks are read from the start of the frame; every 250th client also decodes the
 # whole frame as JSON and checks that both readings agree.
 CHANGE = re.compile(rb'\{"type":"change","channel":"([^"]*)","since":(-?\d+|null),"version":(\d+)')
 FULL_CHECK_EVERY = 250
 FROZEN_RECEIVE_BUFFER = 4096  # bytes: a frozen client's kernel buffer fills after a few frames
+THAWED_RECEIVE_BUFFER = 4 << 20  # so that a thawed client catches up at loopback speed
 POLL = 0.01  # seconds between checks while waiting for the clients to hold a version
 
 
@@ -59,8 +60,9 @@ def raise_open_files(wanted: int) -> tuple[int, int]:
 
 
 class Client(asyncio.Protocol):
-    def __init__(self, index: int, uri: str, frozen: bool) -> None:
+    def __init__(self, index: int, uri: str, frozen: bool, channel: str = CHANNEL) -> None:
         self.index = index
+        self.channel = channel
         self.protocol = ClientProtocol(parse_uri(uri), max_size=None)
         self.frozen = frozen
         self.full_check = index % FULL_CHECK_EVERY == 0
@@ -153,7 +155,7 @@ class Client(asyncio.Protocol):
                 version,
             ):
                 self.problems.append(f"frame read two ways differs: {data[:120]!r}")
-        if channel != CHANNEL.encode():
+        if channel != self.channel.encode():
             self.problems.append(f"change of channel {channel!r}, not subscribed")
             return
         if self.held is not None and version <= self.held:
@@ -172,7 +174,7 @@ class Client(asyncio.Protocol):
             self.problems.append(f"not JSON: {data[:80]!r}")
             return
         kind = message.get("type")
-        if kind == "snapshot" and message.get("channel") == CHANNEL:
+        if kind == "snapshot" and message.get("channel") == self.channel:
             version = int(message["version"])
             if self.held is not None and version < self.held:
                 self.disorder += 1
@@ -216,7 +218,7 @@ class Clients:
 
         async def one(index: int) -> Client:
             frozen = freeze_every > 0 and index % freeze_every == freeze_every // 2
-            client = Client(index, uri, frozen)
+            client = Client(index, uri, frozen, spec.get("channel", CHANNEL))
             async with gate:
                 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 if frozen:
@@ -271,6 +273,9 @@ class Clients:
         frozen = [c for c in self.clients if c.frozen and c.usable]
         for client in frozen:
             if client.transport is not None and not client.transport.is_closing():
+                sock = client.transport.get_extra_info("socket")
+                with contextlib.suppress(OSError, AttributeError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, THAWED_RECEIVE_BUFFER)
                 client.transport.resume_reading()
         await asyncio.sleep(settle)
         codes: dict[str, int] = {}
