@@ -1,0 +1,471 @@
+"""What the live feed tests share: real server processes, real websocket clients, and a
+client-side copy of every channel that checks each message against the one before it.
+
+    with LiveServer(url, free_port(), log_path) as server:       # `scoreboard serve`
+        async with Client.open(server.ws_url(tid, "standings")) as client:
+            await client.until_version("standings", 7)          # snapshot, then changes
+            assert client.held["standings"].state == ...
+
+`Held` is what a display keeps for one channel: the version and the state. A snapshot sets
+both; a change must apply on top of exactly the version held (`since`), which is how a
+duplicate or a missed version shows up. Redis and PostgreSQL come from the environment,
+like the rest of the integration suite (tests/integration/conftest.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from app.services.store import TournamentStore
+from bench.load import HOST, Server, free_port, hand_headers
+
+REDIS_ENV = "SCOREBOARD_TEST_REDIS_URL"
+ADMIN_TOKEN = "live-feed-admin-token"
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+KEYED = {"standings": "rows", "clocks": "tables"}  # channels whose changes are row patches
+TIMEOUT = 10.0  # seconds any single expected message may take; generous, but bounded
+SHUTDOWN_GRACE = 3.0  # seconds a server may take to stop before it is killed
+
+
+def redis_url() -> str:
+    """The Redis the backplane tests use, or a skip that says why (a failure under .ci/run)."""
+    url = os.environ.get(REDIS_ENV)
+    if not url:
+        message = f"{REDIS_ENV} is not set: the tests of the Redis backplane are skipped"
+        if os.environ.get("SCOREBOARD_REQUIRE_REDIS"):
+            pytest.fail(message + " but SCOREBOARD_REQUIRE_REDIS demands them")
+        pytest.skip(message)
+    return url
+
+
+def with_database_number(url: str, number: int) -> str:
+    """The same Redis, another database number (keys of other users stay out of our way)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+# -- processes ----------------------------------------------------------------------------
+
+
+class LiveServer(Server):
+    """`scoreboard serve` (bench.load.Server) with a known admin token, and with the Redis
+    backplane only when `redis_url` is given: a stray SCOREBOARD_REDIS_URL in the
+    environment never turns it on."""
+
+    def __init__(
+        self, database_url: str, port: int, log_path: Path, redis_url: str | None = None
+    ) -> None:
+        super().__init__(database_url, port, log_path)
+        self.redis_url = redis_url
+
+    def start(self, ready_within: float = 30.0) -> None:
+        with pytest.MonkeyPatch.context() as environment:
+            environment.setenv("SCOREBOARD_ADMIN_TOKEN", ADMIN_TOKEN)
+            environment.delenv("SCOREBOARD_WS_COMPRESSION", raising=False)  # the default
+            if self.redis_url is None:
+                environment.delenv("SCOREBOARD_REDIS_URL", raising=False)
+            else:
+                environment.setenv("SCOREBOARD_REDIS_URL", self.redis_url)
+            super().start(ready_within)
+
+    def stop(self) -> None:
+        """SIGTERM, and SIGKILL if it has not exited within SHUTDOWN_GRACE."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.thaw()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=SHUTDOWN_GRACE)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def seconds_to_stop(self, limit: float) -> float:
+        """SIGTERM, then how long a graceful shutdown took (`limit` and a SIGKILL if longer)."""
+        assert self.process is not None
+        started = time.monotonic()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return limit
+        return time.monotonic() - started
+
+    def ws_url(
+        self,
+        tid: int,
+        channels: str | Iterable[str] | None = None,
+        *,
+        since: int | None = None,
+        format: str | None = None,
+    ) -> str:
+        query = {}
+        if channels is not None:
+            query["channels"] = channels if isinstance(channels, str) else ",".join(channels)
+        if since is not None:
+            query["since"] = str(since)
+        if format is not None:
+            query["format"] = format
+        text = "&".join(f"{key}={value}" for key, value in query.items())
+        return f"ws://{HOST}:{self.port}/ws/tournaments/{tid}" + (f"?{text}" if text else "")
+
+    def rss(self) -> int:
+        """The server's resident memory in bytes (Linux)."""
+        assert self.process is not None
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        line = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
+        return int(line.split()[1]) * 1024
+
+
+class RedisServer:
+    """A redis-server of our own on a free port, to stop and start again (the machine's
+    Redis is never touched)."""
+
+    def __init__(self, log_path: Path) -> None:
+        self.port = free_port()
+        self.log_path = log_path
+        self.url = f"redis://{HOST}:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    "redis-server",
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    HOST,
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--daemonize",
+                    "no",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + TIMEOUT
+        while self.cli("ping") != "PONG":
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start: {self.log_path.read_text()}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)  # no goodbye to its subscribers
+            self.process.wait(timeout=TIMEOUT)
+
+    def cli(self, *args: str) -> str:
+        done = subprocess.run(
+            ["redis-cli", "-h", HOST, "-p", str(self.port), *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        return done.stdout.strip()
+
+    def subscribers(self, channel: str) -> int:
+        """How many connections listen on a pub/sub channel (PUBSUB NUMSUB)."""
+        lines = self.cli("pubsub", "numsub", channel).splitlines()
+        return int(lines[1]) if len(lines) == 2 else 0
+
+
+# -- tournaments ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tournament:
+    tid: int
+    tokens: dict[int, str]
+
+
+def open_tournament(
+    store: TournamentStore, lines: Sequence[str], tables: Iterable[int]
+) -> Tournament:
+    """Import a log as the organizer would, and a judge's token for each table."""
+    tid = store.import_log(lines).tournament_id
+    return Tournament(tid, {table: store.issue_token(tid, table) for table in tables})
+
+
+def http_client() -> httpx.AsyncClient:
+    """For bursts of requests: idle connections are dropped well before uvicorn's own
+    keep-alive timeout (5 s), so a request never goes out on one the server is closing."""
+    limits = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
+    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(30.0))
+
+
+class Api:
+    """The HTTP side of a test: judges' and admin writes, and the public reads."""
+
+    def __init__(self, http: httpx.AsyncClient, base_url: str, tournament: Tournament) -> None:
+        self.http = http
+        self.base = f"{base_url}/api/tournaments/{tournament.tid}"
+        self.tournament = tournament
+        self._keys = 0
+
+    async def judge(self, route: str, body: dict[str, Any], *, table: int) -> dict[str, Any]:
+        """A judge's write; hands, corrections and voids carry a fresh Idempotency-Key."""
+        self._keys += 1
+        headers = hand_headers(self.tournament.tokens[table], f"live-{id(self)}-{self._keys}")
+        response = await self.http.post(f"{self.base}/{route}", json=body, headers=headers)
+        assert response.status_code == 201, response.text
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    async def hand(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self.judge("hands", body, table=body["table"])
+
+    async def admin(self, route: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = await self.http.post(f"{self.base}/{route}", json=body, headers=ADMIN)
+        assert response.status_code == 201, response.text
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    async def get(self, route: str = "") -> Any:
+        response = await self.http.get(self.base + (f"/{route}" if route else ""))
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def version(self) -> int:
+        return int((await self.get())["version"])
+
+    async def standings(self) -> dict[str, Any]:
+        """GET /standings in the live channel's shape: rows keyed by player id."""
+        answer = await self.get("standings")
+        (current,) = answer["rounds"]
+        rows = {str(row["player"]): row for row in current.pop("standings")}
+        current.pop("draw", None)
+        return {**current, "rows": rows, "version": answer["version"]}
+
+
+# -- websocket clients ----------------------------------------------------------------------
+
+
+@dataclass
+class Message:
+    raw: bytes | str
+    body: dict[str, Any]
+    at: float  # time.monotonic() when it was read
+
+    @property
+    def type(self) -> str:
+        return str(self.body["type"])
+
+    @property
+    def channel(self) -> str | None:
+        return self.body.get("channel")
+
+    @property
+    def version(self) -> int:
+        return int(self.body["version"])
+
+
+@dataclass
+class Held:
+    """One channel as a display holds it."""
+
+    version: int
+    state: dict[str, Any]
+
+
+class ChainBroken(AssertionError):
+    pass
+
+
+def apply_change(channel: str, state: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """The state after a change: `replace` is the whole state; a `patch` of a keyed channel
+    carries the rows that changed, the keys `removed`, and every other field."""
+    data = body["data"]
+    if body["mode"] == "replace":
+        return dict(data)
+    assert body["mode"] == "patch", body
+    key = KEYED[channel.split(":", 1)[0]]
+    rows = {k: v for k, v in state[key].items() if k not in data["removed"]}
+    rows.update(data[key])
+    return {**{k: v for k, v in data.items() if k not in (key, "removed")}, key: rows}
+
+
+class Client:
+    """A real websocket client that keeps every message it read and every channel's state.
+
+    Every snapshot and change goes through `hold`, which raises ChainBroken as soon as a
+    change does not apply on top of the version held (a duplicate or a missed version) or a
+    snapshot goes back in time."""
+
+    def __init__(
+        self, connection: ClientConnection, held: dict[str, Held] | None = None, name: str = ""
+    ) -> None:
+        self.connection = connection
+        self.name = name or "a client"
+        self.messages: list[Message] = []
+        self.held: dict[str, Held] = dict(held or {})
+        self.close_code: int | None = None
+        self.close_reason: str | None = None
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls,
+        url: str,
+        *,
+        held: dict[str, Held] | None = None,
+        name: str = "",
+        sock: socket.socket | None = None,
+        **options: Any,
+    ) -> AsyncIterator[Client]:
+        """Connect; `held` is what a reconnecting client kept from its last connection."""
+        async with connect(
+            url, proxy=None, max_size=None, open_timeout=TIMEOUT, sock=sock, **options
+        ) as connection:
+            yield cls(connection, held, name)
+
+    async def recv(self, timeout: float = TIMEOUT) -> Message:
+        """The next message; ConnectionClosed (its code kept) when the server closed."""
+        try:
+            raw = await asyncio.wait_for(self.connection.recv(), timeout)
+        except ConnectionClosed as closed:
+            if closed.rcvd is not None:
+                self.close_code, self.close_reason = closed.rcvd.code, closed.rcvd.reason
+            raise
+        message = Message(raw, json.loads(raw), time.monotonic())
+        self.messages.append(message)
+        self.hold(message)
+        return message
+
+    def hold(self, message: Message) -> None:
+        channel = message.channel
+        if channel is None:
+            return
+        held = self.held.get(channel)
+        if message.type == "snapshot":
+            if held is not None and message.version < held.version:
+                raise ChainBroken(
+                    f"{self.name}, {channel}: snapshot of version {message.version} "
+                    f"after {held.version}"
+                )
+            self.held[channel] = Held(message.version, dict(message.body["data"]))
+        elif message.type == "change":
+            since, version = message.body["since"], message.version
+            if held is None:
+                raise ChainBroken(
+                    f"{self.name}, {channel}: a change ({since} -> {version}) before a snapshot"
+                )
+            # A clock whose deadline passes changes with no commit: version == since then.
+            if since != held.version or version < since:
+                raise ChainBroken(
+                    f"{self.name}, {channel}: change {since} -> {version} "
+                    f"on top of version {held.version}"
+                )
+            self.held[channel] = Held(version, apply_change(channel, held.state, message.body))
+
+    async def until(
+        self, done: Callable[[Message], bool], timeout: float = TIMEOUT
+    ) -> list[Message]:
+        """Read until a message satisfies `done`; the messages read, that one last."""
+        deadline = time.monotonic() + timeout
+        read = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no such message within {timeout} s; read {read}")
+            message = await self.recv(left)
+            read.append(message)
+            if done(message):
+                return read
+
+    async def until_version(
+        self, channel: str, version: int, timeout: float = TIMEOUT
+    ) -> list[Message]:
+        """Read until the channel's state is at `version` or later."""
+        held = self.held.get(channel)
+        if held is not None and held.version >= version:
+            return []
+        return await self.until(
+            lambda m: m.channel == channel and m.version >= version and m.type != "heartbeat",
+            timeout,
+        )
+
+    async def quiet(self, seconds: float) -> list[Message]:
+        """Everything that arrives within `seconds` (a test expects nothing, or only this)."""
+        deadline = time.monotonic() + seconds
+        read = []
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                read.append(await self.recv(left))
+            except TimeoutError:
+                break
+        return read
+
+    async def closed(self, timeout: float = TIMEOUT) -> list[Message]:
+        """Read until the server closes the connection; the messages read before."""
+        read = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                read.append(await self.recv(max(0.0, deadline - time.monotonic())))
+            except ConnectionClosed:
+                return read
+
+    async def send(self, request: dict[str, Any]) -> None:
+        await self.connection.send(json.dumps(request))
+
+    def of_type(self, kind: str) -> list[Message]:
+        return [m for m in self.messages if m.type == kind]
+
+    def of(self, channel: str, kind: str | None = None) -> list[Message]:
+        return [m for m in self.messages if m.channel == channel and kind in (None, m.type)]
+
+
+def stalled(url: str, name: str = "") -> Any:
+    """A client that will stop reading: a small fixed receive buffer, and at most one frame
+    queued in the websockets library, so that what the server writes to it piles up in the
+    server rather than in the client. (Its own keepalive pings are off.)"""
+    sock = small_socket(urlsplit(url).port or 80)
+    return Client.open(url, name=name, sock=sock, max_queue=1, ping_interval=None)
+
+
+def small_socket(port: int, receive_buffer: int = 65536) -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.connect((HOST, port))
+    sock.setblocking(False)
+    return sock
+
+
+def run(scenario: Any) -> Any:
+    """Run one async scenario on its own event loop (the suite has no async plugin)."""
+    return asyncio.run(scenario)
+
+
+def dated(seconds_from_now: float) -> str:
+    moment = now().timestamp() + seconds_from_now
+    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
