@@ -1,0 +1,248 @@
+"""The live feed beyond one process: the Redis backplane (issue 5).
+
+With SCOREBOARD_REDIS_URL set, every committed change is announced on Redis pub/sub, so
+several `scoreboard serve` processes on one database serve the same feed: a hand posted to
+one reaches the clients of the others. Redis pub/sub loses what is published while a
+subscriber is away; a process that missed announcements notices from the version it reads
+back from the database and resynchronizes from there.
+
+These tests need a Redis: SCOREBOARD_TEST_REDIS_URL (database 5 of it is used). Without it
+they skip, saying why; `.ci/run` sets SCOREBOARD_REQUIRE_REDIS=1, which makes that a failure.
+The Redis restart runs on a redis-server of its own, never the machine's. A single process
+without Redis is what tests/integration/test_live_feed.py runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.db.engine import make_engine, migrate
+from app.realtime.backplane import CHANNEL
+from app.realtime.hub import VERSION_POLL_INTERVAL
+from app.services.store import TournamentStore
+from bench.load import RoundOne, free_port, in_own_schema
+from tests.integration.conftest import postgres_url
+from tests.integration.judging_setup import club_opening, discard, hand, self_draw
+from tests.integration.live_setup import (
+    REDIS_ENV,
+    Api,
+    Client,
+    LiveServer,
+    RedisServer,
+    Tournament,
+    http_client,
+    open_tournament,
+    redis_url,
+    run,
+    with_database_number,
+)
+
+CHANNELS = "standings,clocks,table:1"
+PROMPT = 1.0  # seconds a change may take to reach another process's clients through Redis
+
+
+def test_the_redis_tests_skip_without_a_url_and_fail_when_it_is_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(REDIS_ENV, raising=False)
+    monkeypatch.delenv("SCOREBOARD_REQUIRE_REDIS", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=f"{REDIS_ENV} is not set"):
+        redis_url()
+    monkeypatch.setenv("SCOREBOARD_REQUIRE_REDIS", "1")
+    with pytest.raises(pytest.fail.Exception, match="SCOREBOARD_REQUIRE_REDIS demands"):
+        redis_url()
+    monkeypatch.setenv(REDIS_ENV, "redis://127.0.0.1:6379/0")
+    assert with_database_number(redis_url(), 5) == "redis://127.0.0.1:6379/5"
+
+
+@pytest.fixture
+def backplane_redis() -> str:
+    return with_database_number(redis_url(), 5)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """One database for two server processes. PostgreSQL runs in a schema of its own: the
+    rest of the suite resets `public` of the same database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'live.db'}"
+    return in_own_schema(postgres_url(), "live_backplane")
+
+
+def organizer_store(database_url: str) -> Iterator[TournamentStore]:
+    migrate(database_url)
+    engine = make_engine(database_url)
+    try:
+        yield TournamentStore(engine)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def store(shared_database: str) -> Iterator[TournamentStore]:
+    yield from organizer_store(shared_database)
+
+
+class Pair:
+    """Two server processes on one database and one Redis."""
+
+    def __init__(self, database_url: str, redis: str, folder: Path) -> None:
+        self.a = LiveServer(database_url, free_port(), folder / "a.log", redis_url=redis)
+        self.b = LiveServer(database_url, free_port(), folder / "b.log", redis_url=redis)
+
+    def __enter__(self) -> Pair:
+        self.a.start()  # one at a time: each migrates the schema before it serves
+        try:
+            self.b.start()
+        except BaseException:
+            self.a.stop()
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.b.stop()
+        self.a.stop()
+
+
+async def reaches(client: Client, version: int, posted_at: float, within: float) -> float:
+    """Wait until a client's clocks (every hand completes one) are at `version`; seconds
+    from the moment the hand was answered."""
+    await client.until_version("clocks", version, timeout=within + 5)
+    (seen,) = [m for m in client.of("clocks") if m.version == version]
+    return seen.at - posted_at
+
+
+@pytest.mark.slow
+def test_a_hand_posted_to_one_process_reaches_the_clients_of_the_other(
+    backplane_redis: str, shared_database: str, store: TournamentStore, tmp_path: Path
+) -> None:
+    generated = RoundOne.generate(players=64, seed=64)
+    tournament = open_tournament(store, generated.setup_lines, generated.tables)
+
+    async def scenario(pair: Pair) -> None:
+        async with (
+            http_client() as http,
+            Client.open(pair.a.ws_url(tournament.tid, CHANNELS), name="on A") as on_a,
+            Client.open(pair.b.ws_url(tournament.tid, CHANNELS), name="on B") as on_b,
+        ):
+            to_a = Api(http, pair.a.base_url, tournament)
+            to_b = Api(http, pair.b.base_url, tournament)
+            for client in (on_a, on_b):
+                assert (await client.recv()).type == "hello"
+                await client.until(lambda m: m.channel == "table:1")
+
+            # One at a time, each way: a change reaches the other process's clients at once
+            # (its version poll alone would take up to VERSION_POLL_INTERVAL).
+            delays = []
+            for number, (api, far) in enumerate([(to_a, on_b), (to_b, on_a)] * 3):
+                answer = await api.hand(generated.hands[1 + number][0])
+                posted_at = time.monotonic()
+                delays.append(await reaches(far, answer["version"], posted_at, PROMPT))
+            assert max(delays) < PROMPT < VERSION_POLL_INTERVAL, delays
+
+            # A burst, half to each process: both feeds end on the same state, that of the
+            # database, every change on top of the version held (or the client would fail).
+            bodies = [generated.hands[table][1 if table <= 6 else 0] for table in generated.tables]
+            answers = await asyncio.gather(
+                *((to_a if i % 2 else to_b).hand(body) for i, body in enumerate(bodies))
+            )
+            last = max(a["version"] for a in answers)
+            assert sorted(a["version"] for a in answers) == list(
+                range(last - len(bodies) + 1, last + 1)
+            )
+            for client in (on_a, on_b):
+                await client.until_version("clocks", last, timeout=VERSION_POLL_INTERVAL + 5)
+                await client.quiet(0.3)
+            for api in (to_a, to_b):
+                standings = await api.standings()
+                for client in (on_a, on_b):
+                    assert client.held["standings"].state == {
+                        k: v for k, v in standings.items() if k != "version"
+                    }, client.name
+            # The same states; each process coalesces the burst in its own flushes, so the
+            # version a state is labelled with may differ between them (never beyond `last`).
+            for channel in ("clocks", "table:1"):
+                assert on_a.held[channel].state == on_b.held[channel].state, channel
+                assert on_b.held[channel].version <= last >= on_a.held[channel].version
+            assert on_a.held["clocks"].version == on_b.held["clocks"].version == last
+
+    with Pair(shared_database, backplane_redis, tmp_path) as pair:
+        run(scenario(pair))
+
+
+@pytest.mark.slow
+def test_a_redis_restart_in_the_middle_loses_nothing(tmp_path: Path) -> None:
+    """Redis dies (SIGKILL) and comes back on the same port. Meanwhile a hand posted to A is
+    still taken at once and reaches A's clients at once; B, which missed the announcement,
+    catches up from the database; once Redis is back, changes flow through it again."""
+    redis_url()  # the machine's Redis is not used, but these tests run only where it is
+    database_url = f"sqlite:///{tmp_path / 'live.db'}"
+    redis = RedisServer(tmp_path / "redis.log")
+    redis.start()
+    try:
+        store_context = organizer_store(database_url)
+        store = next(store_context)
+        tournament = open_tournament(store, club_opening(), (1, 2))
+        with Pair(database_url, redis.url, tmp_path) as pair:
+            wait_for_subscribers(redis, 2)
+            run(restart_scenario(pair, redis, tournament))
+        store_context.close()
+    finally:
+        redis.stop()
+
+
+async def restart_scenario(pair: Pair, redis: RedisServer, tournament: Tournament) -> None:
+    async with (
+        http_client() as http,
+        Client.open(pair.a.ws_url(tournament.tid, CHANNELS), name="on A") as on_a,
+        Client.open(pair.b.ws_url(tournament.tid, CHANNELS), name="on B") as on_b,
+    ):
+        api = Api(http, pair.a.base_url, tournament)
+        for client in (on_a, on_b):
+            assert (await client.recv()).type == "hello"
+            await client.until(lambda m: m.channel == "table:1")
+
+        answer = await api.hand(hand(1, 1, discard("ami", "bo", 30)))
+        assert await reaches(on_b, answer["version"], time.monotonic(), PROMPT) < PROMPT
+
+        redis.stop()
+        started = time.monotonic()
+        answer = await api.hand(hand(2, 1, self_draw("eun", 10)))
+        took = time.monotonic() - started
+        assert took < 1.0, f"a judge waited {took:.1f} s for a hand while Redis was down"
+        assert await reaches(on_a, answer["version"], time.monotonic(), PROMPT) < PROMPT
+        # B heard nothing; it notices the version in the database and catches up.
+        caught_up = await reaches(on_b, answer["version"], time.monotonic(), VERSION_POLL_INTERVAL)
+        assert caught_up < VERSION_POLL_INTERVAL + 1.0
+
+        redis.start()
+        await asyncio.to_thread(wait_for_subscribers, redis, 2)  # both listeners are back
+        delays = []
+        for body in (hand(1, 2, self_draw("cleo", 8)), hand(2, 2, self_draw("finn", 8))):
+            answer = await api.hand(body)
+            delays.append(await reaches(on_b, answer["version"], time.monotonic(), PROMPT))
+        assert max(delays) < PROMPT, delays
+        await on_a.until_version("clocks", answer["version"])
+        for client in (on_a, on_b):
+            await client.quiet(0.3)
+
+        standings = await api.standings()
+        for client in (on_a, on_b):
+            assert client.held["standings"].state == {
+                k: v for k, v in standings.items() if k != "version"
+            }, client.name
+        assert on_a.held["table:1"].state == on_b.held["table:1"].state
+
+
+def wait_for_subscribers(redis: RedisServer, count: int, within: float = 15.0) -> None:
+    """Until `count` processes listen on the backplane's channel (they reconnect with a
+    backoff of at most 5 s)."""
+    deadline = time.monotonic() + within
+    while redis.subscribers(CHANNEL) < count:
+        assert time.monotonic() < deadline, f"{redis.subscribers(CHANNEL)} of {count} listening"
+        time.sleep(0.1)
