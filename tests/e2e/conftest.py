@@ -41,8 +41,10 @@ def _need_browser() -> None:
         pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    # One browser per module: Playwright's sync API keeps an event loop running while it is
+    # open, and tests elsewhere that call asyncio.run() must not find one.
     _need_browser()
     from playwright.sync_api import sync_playwright
 
