@@ -32,6 +32,7 @@ HEARTBEAT_INTERVAL = 5.0  # clients show a stale badge when these stop
 VERSION_POLL_INTERVAL = 2.0  # catches a change whose notification was lost (Redis: at most once)
 HISTORY = 64  # changes kept per channel for clients that resume
 QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchronized
+SNAPSHOT_FRESH = 0.5  # seconds a cached snapshot frame (and its server_time) is reused
 SEND_TIMEOUT = 10.0  # a client that takes longer to accept one frame is dropped
 TOO_SLOW = 4008  # close code: the client could not keep up
 GONE = 4404  # close code: the tournament does not exist
@@ -56,7 +57,10 @@ class Connection:
     send: Send
     close: Close
     channels: dict[str, int | None] = field(default_factory=dict)
-    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    # (channel or None, frame): the channel lets a resync drop its stale changes
+    queue: asyncio.Queue[tuple[str | None, bytes]] = field(
+        default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
+    )
     resync: set[str] = field(default_factory=set)
     writer: asyncio.Task[None] | None = None
 
@@ -65,14 +69,14 @@ class Connection:
         if channel is not None and channel in self.resync:
             return  # a fresh snapshot is coming for it anyway
         try:
-            self.queue.put_nowait(frame)
+            self.queue.put_nowait((channel, frame))
         except asyncio.QueueFull:
             # Drop what is queued and send fresh snapshots once the client drains: memory
             # stays flat whatever the client does.
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.resync.update(self.channels)
-            self.queue.put_nowait(WAKE)  # the writer sends the snapshots even if nothing follows
+            self.queue.put_nowait((None, WAKE))  # the writer sends the snapshots even if idle
 
 
 @dataclass(eq=False)
@@ -84,11 +88,14 @@ class Feed:
     states: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     history: dict[str, deque[tuple[int, int, bytes]]] = field(default_factory=dict)
     snapshots: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    snapshot_times: dict[str, float] = field(default_factory=dict)
+    timed: dict[str, int] = field(default_factory=dict)  # channel -> version of a time-only change
     version: int = -1
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
     boundary: asyncio.TimerHandle | None = None
+    valid_until: datetime | None = None  # the next moment a clock changes phase by time
 
     def channels(self) -> set[str]:
         return {channel for connection in self.connections for channel in connection.channels}
@@ -127,7 +134,9 @@ class Feed:
             self.history.clear()
             self.snapshots.clear()
             return
-        version, fresh = await self._compute(channels)
+        # The clocks are always computed: they tell when a phase next changes by time alone.
+        version, fresh = await self._compute(channels | {"clocks"})
+        clocks = fresh.get("clocks") if "clocks" in channels else fresh.pop("clocks")
         self.version = max(self.version, version)
         server_time = format_time(self.hub.clock())
         for channel, new in fresh.items():
@@ -151,20 +160,31 @@ class Feed:
             )
             self.states[channel] = (version, new)
             self.history.setdefault(channel, deque(maxlen=HISTORY)).append((since, version, frame))
+            if since == version:
+                self.timed[channel] = version  # changed by time alone, not by a commit
             for connection in self.connections:
                 if channel in connection.channels:
                     connection.offer(channel, frame)
                     connection.channels[channel] = version
-        self._schedule_boundary(fresh.get("clocks"))
+        self._schedule_boundary(clocks)
+
+    async def _flush_if_stale(self) -> None:
+        """The states are current before anyone new joins them: no change is pending, and no
+        clock has changed phase by time since they were computed."""
+        passed = self.valid_until is not None and self.hub.clock() >= self.valid_until
+        if self.dirty.is_set() or passed or not self.states:
+            await self._flush()
 
     def _schedule_boundary(self, clocks: dict[str, Any] | None) -> None:
         """rule CL-6: a phase that changes by time alone (a deadline passes) is pushed then."""
         if self.boundary is not None:
             self.boundary.cancel()
             self.boundary = None
+        self.valid_until = None
         if clocks is None:
             return
         moment = next_boundary(clocks, self.hub.clock())
+        self.valid_until = moment
         if moment is not None:
             delay = (moment - self.hub.clock()).total_seconds() + 0.05
             self.boundary = asyncio.get_running_loop().call_later(delay, self.dirty.set)
@@ -173,7 +193,7 @@ class Feed:
         """Add channels to a connection: what it missed since the versions it names, or a
         snapshot of each, and from then on every change."""
         async with self.lock:
-            await self._flush()  # the states are current before anyone new joins them
+            await self._flush_if_stale()
             missing = [c for c in wanted if c not in self.states]
             if missing:
                 version, fresh = await self._compute(missing)
@@ -184,8 +204,17 @@ class Feed:
                 held_version, held = self.states[channel]
                 connection.channels[channel] = held_version
                 connection.resync.discard(channel)
-                if since == held_version:
-                    continue  # it holds this version already
+                if (
+                    since is not None
+                    and held_version <= since <= self.version
+                    and self.timed.get(channel, -1) < since
+                ):
+                    continue  # it has seen every change up to `since`: it holds this state
+                if since is not None and self.timed.get(channel, -1) >= since:
+                    # A phase changed by time after `since` without a new version: only a
+                    # snapshot says for sure what the client should show now (rule CL-6).
+                    connection.offer(None, self._snapshot(channel, held_version, held))
+                    continue
                 frames = self._missed(channel, since, held_version)
                 if frames is None:
                     connection.offer(None, self._snapshot(channel, held_version, held))
@@ -207,8 +236,16 @@ class Feed:
         return [frame for _, _, frame in chain]
 
     def _snapshot(self, channel: str, version: int, state: dict[str, Any]) -> bytes:
+        # Encoded once for everyone who joins within SNAPSHOT_FRESH: its server_time must stay
+        # within a second of the truth for a late joiner's countdown (rule CL-6).
         cached = self.snapshots.get(channel)
-        if cached is None or cached[0] != version:
+        now = asyncio.get_running_loop().time()
+        if (
+            cached is None
+            or cached[0] != version
+            or now - self.snapshot_times[channel] > SNAPSHOT_FRESH
+        ):
+            self.snapshot_times[channel] = now
             message = {
                 "type": "snapshot",
                 "channel": channel,
@@ -236,11 +273,18 @@ class Feed:
         """The connection's writer: frames in order, snapshots after an overflow; a client
         that cannot take a frame within SEND_TIMEOUT is closed with TOO_SLOW."""
         while True:
-            frame = await connection.queue.get()
+            channel, frame = await connection.queue.get()
             frames = [frame] if frame else []
             if connection.resync:
-                channels, connection.resync = connection.resync, set()
-                frames = await self.snapshots_for(connection, channels)
+                # A fresh snapshot replaces every change still queued for its channel; the
+                # changes of other channels keep their place after it.
+                resynced, connection.resync = connection.resync, set()
+                kept = [] if channel in resynced else frames
+                while not connection.queue.empty():
+                    queued_channel, queued = connection.queue.get_nowait()
+                    if queued and queued_channel not in resynced:
+                        kept.append(queued)
+                frames = [*await self.snapshots_for(connection, resynced), *kept]
             for item in frames:
                 try:
                     await asyncio.wait_for(connection.send(item), SEND_TIMEOUT)
@@ -280,9 +324,18 @@ class Hub:
         for task in self.tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        for connection in [c for f in self.feeds.values() for c in f.connections]:
-            with contextlib.suppress(Exception):
-                await connection.close(1001, "server shutting down")
+        connections = [c for f in self.feeds.values() for c in f.connections]
+        for connection in connections:
+            if connection.writer is not None:
+                connection.writer.cancel()
+        # Say goodbye to everyone at once, and never wait long for a client that is gone.
+        await asyncio.gather(
+            *(
+                asyncio.wait_for(connection.close(1001, "server shutting down"), 1.0)
+                for connection in connections
+            ),
+            return_exceptions=True,
+        )
 
     def feed(self, tournament_id: int) -> Feed:
         feed = self.feeds.get(tournament_id)

@@ -13,7 +13,6 @@ A `heartbeat` comes every 5 seconds. The client may send
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from typing import Any
 
@@ -84,6 +83,7 @@ async def live(
     )
     await feed.subscribe(connection, dict.fromkeys(wanted, since))
     writer = asyncio.create_task(feed.write(connection))
+    connection.writer = writer
     try:
         while True:
             request = await _receive(websocket)
@@ -109,8 +109,9 @@ async def live(
     finally:
         feed.unsubscribe(connection)
         writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await writer
+        # Never wait long on a writer stuck in a send to a socket that is gone: a handler
+        # left waiting would hold up the server's shutdown.
+        await asyncio.wait({writer}, timeout=1.0)
 
 
 async def _receive(websocket: WebSocket) -> dict[str, Any] | None:
