@@ -890,7 +890,12 @@ def test_clients_that_leave_mid_stream_leave_nothing_behind(
     """Clients keep leaving while changes are being written to them, on a busy machine (the
     server is paused and resumed every 10 ms, as a loaded CPU does to it). The server keeps
     no handler of theirs: it shuts down gracefully at once (uvicorn waits for every
-    connection's handler; one left behind holds the shutdown up for good)."""
+    connection's handler; one left behind holds the shutdown up for good).
+
+    A handler was left behind when its client left just as the last frame queued for it was
+    being sent: `asyncio.wait_for` (Python 3.11) can lose the writer's cancellation then. A
+    race, which this test caught often on a loaded machine and rarely on an idle one; it
+    never fails on a server without it."""
     server = LiveServer(store_url(store), free_port(), tmp_path / "server.log")
     tournament, generated = round_one(store, players=128)
     url = server.ws_url(tournament.tid, "standings,clocks,table:1,table:2,table:3")
@@ -900,7 +905,7 @@ def test_clients_that_leave_mid_stream_leave_nothing_behind(
         done = asyncio.Event()
 
         async def hands(api: Api) -> None:
-            for wave in range(6):
+            for wave in range(5):
                 bodies = [generated.hands[table][wave] for table in generated.tables]
                 await asyncio.gather(*(api.hand(body) for body in bodies))
             done.set()
@@ -915,15 +920,18 @@ def test_clients_that_leave_mid_stream_leave_nothing_behind(
 
         async with http_client() as http:
             api = Api(http, server.base_url, tournament)
-            await asyncio.gather(hands(api), *(leave_early(worker) for worker in range(10)))
+            await asyncio.gather(hands(api), *(leave_early(worker) for worker in range(8)))
 
     server.start()
     try:
         with busy(server):
             run(scenario())
-        assert len(left) >= 50
+        assert len(left) >= 40
         took = server.seconds_to_stop(limit=5.0)
-        assert took < 3.0, f"the server took {took:.1f} s to stop; log:\n{server.log[-400:]}"
+        assert took < 3.0, (
+            f"the server took {took:.1f} s to stop: a handler of a client that left never "
+            f"ended; its log ends with {server.log.splitlines()[-2:]}"
+        )
     finally:
         server.stop()
 
