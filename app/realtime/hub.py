@@ -257,11 +257,19 @@ class Feed:
             self.snapshots[channel] = cached
         return cached[1]
 
-    async def snapshots_for(self, connection: Connection, channels: Iterable[str]) -> list[bytes]:
+    async def snapshots_for(self, connection: Connection, channels: set[str]) -> list[bytes]:
         """Fresh snapshots for a client that asked for them or could not keep up (sent by
         its own writer, outside the lock, so a slow client holds up nobody)."""
         frames = []
         async with self.lock:
+            # A change queued for these channels is older than the snapshot, which holds it.
+            kept = []
+            while not connection.queue.empty():
+                queued_channel, queued = connection.queue.get_nowait()
+                if queued_channel not in channels:
+                    kept.append((queued_channel, queued))
+            for item in kept:
+                connection.queue.put_nowait(item)
             for channel in channels:
                 held = self.states.get(channel)
                 if held is not None and channel in connection.channels:
@@ -276,15 +284,10 @@ class Feed:
             channel, frame = await connection.queue.get()
             frames = [frame] if frame else []
             if connection.resync:
-                # A fresh snapshot replaces every change still queued for its channel; the
-                # changes of other channels keep their place after it.
                 resynced, connection.resync = connection.resync, set()
-                kept = [] if channel in resynced else frames
-                while not connection.queue.empty():
-                    queued_channel, queued = connection.queue.get_nowait()
-                    if queued and queued_channel not in resynced:
-                        kept.append(queued)
-                frames = [*await self.snapshots_for(connection, resynced), *kept]
+                if channel in resynced:
+                    frames = []
+                frames += await self.snapshots_for(connection, resynced)
             for item in frames:
                 try:
                     await asyncio.wait_for(connection.send(item), SEND_TIMEOUT)
