@@ -290,7 +290,10 @@ class Feed:
                 frames += await self.snapshots_for(connection, resynced)
             for item in frames:
                 try:
-                    await asyncio.wait_for(connection.send(item), SEND_TIMEOUT)
+                    # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
+                    # writer's cancellation when a client leaves mid-send.
+                    async with asyncio.timeout(SEND_TIMEOUT):
+                        await connection.send(item)
                 except TimeoutError:
                     self.unsubscribe(connection)
                     with contextlib.suppress(Exception):
