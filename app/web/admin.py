@@ -7,7 +7,6 @@ transaction and answers with the new version and the lines it appended.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
@@ -19,9 +18,9 @@ from app.domain.replay import standings_report
 from app.services import admin
 from app.services.admin import PlayerRow
 from app.services.store import Appended
+from app.web.answers import Recorded, recorded, recorded_fields
 from app.web.deps import MAX_NUMBER, RoundNumber, StoreDep, TournamentId, require_admin
 from app.web.errors import PROBLEM_RESPONSES, Problem
-from app.web.judges import Recorded
 from app.web.public import RoundStandings
 
 router = APIRouter(
@@ -180,19 +179,10 @@ class TokenAnswer(BaseModel):
     token: str = Field(description="The judge's bearer token; shown once, only its hash is kept")
 
 
-def _recorded(appended: Appended) -> dict[str, Any]:
-    return {
-        "tournament": appended.tournament_id,
-        "version": appended.version,
-        "seq": appended.first_seq,
-        "lines": [json.loads(line) for line in appended.lines],
-    }
-
-
 def _lines(store: StoreDep, tournament_id: int, kind: str, body: BaseModel) -> Recorded:
     """Append the one log line a request body describes."""
     event = admin.line_event(kind, body.model_dump())
-    return Recorded(**_recorded(admin.append(store, tournament_id, [event])))
+    return recorded(admin.append(store, tournament_id, [event]))
 
 
 # -- tournaments ------------------------------------------------------------------------
@@ -202,7 +192,7 @@ def _lines(store: StoreDep, tournament_id: int, kind: str, body: BaseModel) -> R
 def create_tournament(body: TournamentBody, store: StoreDep) -> Created:
     """A new tournament: its first log line names it and its format (rules FM-1 to FM-9)."""
     appended = admin.create_tournament(store, body.name, body.format)
-    return Created(id=appended.tournament_id, **_recorded(appended))
+    return Created(id=appended.tournament_id, **recorded_fields(appended))
 
 
 @router.post(
@@ -234,7 +224,7 @@ def register_players(
 ) -> Recorded:
     """Register players, all or none; an error names the list index and the field."""
     rows = [PlayerRow(player.model_dump(), None, index) for index, player in enumerate(body)]
-    return Recorded(**_recorded(admin.register_players(store, tournament_id, rows)))
+    return recorded(admin.register_players(store, tournament_id, rows))
 
 
 @router.post(
@@ -254,7 +244,7 @@ async def register_players_csv(
     text = await _read_text(request, CSV_MEDIA_TYPES)
     rows = admin.csv_player_rows(text)
     appended = await run_in_threadpool(admin.register_players, store, tournament_id, rows)
-    return Recorded(**_recorded(appended))
+    return recorded(appended)
 
 
 @router.post("/{tournament_id}/prizes", status_code=201, response_model=Recorded)
@@ -267,7 +257,7 @@ def set_prizes(tournament_id: TournamentId, body: PrizesBody, store: StoreDep) -
 def set_carry_over_rate(tournament_id: TournamentId, body: RateBody, store: StoreDep) -> Recorded:
     """The round 1 to 2 carry-over rate (rule SC-3), until round 1 starts."""
     event = admin.line_event("carry_over_rate", {"round": 1, "rate": body.rate})
-    return Recorded(**_recorded(admin.append(store, tournament_id, [event])))
+    return recorded(admin.append(store, tournament_id, [event]))
 
 
 # -- the draw ---------------------------------------------------------------------------
@@ -291,7 +281,7 @@ def draw_round(
 
 def _draw_answer(appended: Appended, drawn: RoundDraw) -> DrawAnswer:
     return DrawAnswer(
-        **_recorded(appended),
+        **recorded_fields(appended),
         round=drawn.round,
         seed=drawn.seed,
         repeats=drawn.repeats,
@@ -316,7 +306,7 @@ def open_segment(tournament_id: TournamentId, body: SegmentBody, store: StoreDep
     """Start a segment now, by the server's clock (rules FM-8, CL-6); refused if the
     segment is scheduled already."""
     appended = admin.open_segment(store, tournament_id, body.round, body.segment, body.group)
-    return Recorded(**_recorded(appended))
+    return recorded(appended)
 
 
 @router.post("/{tournament_id}/segments/close", status_code=201, response_model=Recorded)
@@ -367,7 +357,7 @@ def end_round(
         ),
     )
     return RoundEndAnswer(
-        **_recorded(appended),
+        **recorded_fields(appended),
         round=round_number,
         draw_seed=event.draw_seed,
         seed_generated=given is None and event.draw_seed is not None,

@@ -32,13 +32,14 @@ from app.domain.slips import Slip, seating_slips
 from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
 from app.services.errors import NotFound
-from app.services.store import TournamentStore, token_hash
-from app.web.deps import AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
-from app.web.pages import render
 
 # The public API's registration shape, round lookup and per-version report: the console and
 # the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
-from app.web.public import Registration, _report, _round
+from app.services.reports import latest_report, round_state
+from app.services.store import TournamentStore, token_hash
+from app.web.deps import AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
+from app.web.pages import render
+from app.web.public import Registration
 
 router = APIRouter(include_in_schema=False)
 
@@ -201,7 +202,7 @@ def _slips(store: TournamentStore, tournament_id: int, round_number: int) -> tup
     where no seating is recorded (a log imported with the `draw` line alone)."""
 
     def view(tournament: Tournament, _: int) -> tuple[str, list[Slip]]:
-        state = _round(tournament, round_number)
+        state = round_state(tournament, round_number)
         seat_of = state.seat_of or (state.draw.table_of() if state.draw else {})
         if not seat_of:
             raise IllegalMove("SE-1", "round", f"round {round_number} has not been drawn yet")
@@ -285,7 +286,7 @@ def _results(store: TournamentStore, tournament_id: int) -> dict[str, Any]:
     standings API's report (rules ST-1 to ST-7, PR-1 to PR-3)."""
 
     def view(tournament: Tournament, version: int) -> dict[str, Any]:
-        full = _report(store, tournament_id, tournament, version)
+        full = latest_report(store, tournament_id, tournament, version)
         current = full["rounds"][-1]
         by_round = {
             (r["round"], str(row["player"])): row for r in full["rounds"] for row in r["standings"]

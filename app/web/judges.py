@@ -6,7 +6,6 @@ Every write needs the table's bearer token; hands, corrections and voids also ne
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header
@@ -30,7 +29,7 @@ from app.services.judging import (
     submit_once,
     table_event,
 )
-from app.services.store import Appended
+from app.web.answers import Recorded, recorded
 from app.web.deps import MAX_NUMBER, JudgeDep, StoreDep, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
 
@@ -148,22 +147,6 @@ class HandAccepted(BaseModel):
     )
 
 
-class Recorded(BaseModel):
-    tournament: int
-    version: int
-    seq: int
-    lines: list[dict[str, Any]]
-
-
-def _recorded(appended: Appended) -> Recorded:
-    return Recorded(
-        tournament=appended.tournament_id,
-        version=appended.version,
-        seq=appended.first_seq,
-        lines=[json.loads(line) for line in appended.lines],
-    )
-
-
 def _scope(judge: JudgeDep) -> TableScope:
     return TableScope(judge.tournament_id, judge.table, judge.token_id)
 
@@ -248,7 +231,7 @@ def record_deal(
 ) -> Recorded:
     """The tiles of a hand are completely dealt, now by the server's clock (rule CL-3)."""
     event = DealRecorded(body.round, body.segment, body.table, body.hand, store.clock())
-    return _recorded(table_event(store, tournament_id, _scope(judge), event))
+    return recorded(table_event(store, tournament_id, _scope(judge), event))
 
 
 @router.post("/early-starts", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
@@ -257,7 +240,7 @@ def record_early_start(
 ) -> Recorded:
     """All four players agree to start now, before the schedule (rule CL-2)."""
     event = EarlyStart(body.round, body.segment, body.table, store.clock(), True)
-    return _recorded(table_event(store, tournament_id, _scope(judge), event))
+    return recorded(table_event(store, tournament_id, _scope(judge), event))
 
 
 @router.post("/seats", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
@@ -267,7 +250,7 @@ def record_seats(
     """The seats drawn at the table (rule SE-5), or a cycle's seats (rules SE-8, SE-9)."""
     seats = (body.seats[0], body.seats[1], body.seats[2], body.seats[3])
     event = SeatingRecorded(body.round, body.segment, body.table, seats, body.cycle)
-    return _recorded(table_event(store, tournament_id, _scope(judge), event))
+    return recorded(table_event(store, tournament_id, _scope(judge), event))
 
 
 @router.post(
@@ -292,4 +275,4 @@ def judge_penalty(
             f"player {body.player!r} does not sit at table {judge.table} in round {body.round}"
         )
     event = PenaltyGiven(body.round, body.player, body.points, body.reason)
-    return _recorded(store.append(tournament_id, [event], scope.author))
+    return recorded(store.append(tournament_id, [event], scope.author))

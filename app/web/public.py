@@ -7,10 +7,8 @@ domain's own reports (`app.domain.replay`), so the API and `scoreboard replay` a
 from __future__ import annotations
 
 import json
-import threading
 from datetime import datetime
 from typing import Annotated, Any, Literal
-from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -18,13 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
 from app.db import queries
-from app.domain.errors import IllegalMove, MalformedInput
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
-from app.domain.replay import clock_report, report
+from app.domain.replay import clock_report
 from app.domain.tournament import RoundState, Tournament
 from app.services.errors import NotFound
-from app.services.store import TournamentStore
+from app.services.reports import latest_report, round_state
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
 
@@ -261,44 +258,6 @@ class ClocksAnswer(BaseModel):
     tables: list[ClockReport]
 
 
-# -- the report of each tournament's latest version -------------------------------------
-
-# `report` ranks and formats every round; readers outnumber writers, so each store keeps the
-# report of each tournament's latest version. Derived from the log, like the store's cache.
-_reports: WeakKeyDictionary[TournamentStore, dict[int, tuple[int, dict[str, Any]]]] = (
-    WeakKeyDictionary()
-)
-
-
-_reports_guard = threading.Lock()
-
-
-def _report(
-    store: TournamentStore, tournament_id: int, tournament: Tournament, version: int
-) -> dict[str, Any]:
-    """The replay report of this version; call it inside `store.read` (under the lock)."""
-    with _reports_guard:
-        known = _reports.setdefault(store, {})
-    cached = known.get(tournament_id)
-    if cached is None or cached[0] != version:
-        cached = (version, report(tournament))
-        known[tournament_id] = cached
-    return cached[1]
-
-
-def _round(tournament: Tournament, number: int | None) -> RoundState:
-    if number is None:
-        return tournament.current_round
-    if not tournament.format.has_round(number):
-        raise MalformedInput(
-            "FM-1", "round", f"this format has rounds 1 to {tournament.format.final_round}"
-        )
-    state = tournament.rounds.get(number)
-    if state is None:
-        raise IllegalMove("FM-1", "round", f"round {number} has not begun")
-    return state
-
-
 def _player(tournament: Tournament, player_id: str) -> PlayerRegistered:
     for player, registered in tournament.players.items():
         if str(player) == player_id:
@@ -360,8 +319,8 @@ def standings(
     the final ranking so far (PR-1 to PR-3): the shape of `scoreboard replay` (CONTRACT §2)."""
 
     def view(tournament: Tournament, version: int) -> dict[str, Any]:
-        number = _round(tournament, round_number).number
-        full = _report(store, tournament_id, tournament, version)
+        number = round_state(tournament, round_number).number
+        full = latest_report(store, tournament_id, tournament, version)
         return {
             "version": version,
             "rounds": [r for r in full["rounds"] if r["round"] == number],
@@ -380,7 +339,7 @@ def tables(
     now = store.clock()
 
     def view(tournament: Tournament, version: int) -> TablesAnswer:
-        state = _round(tournament, round_number)
+        state = round_state(tournament, round_number)
         clocks = {
             (c.segment, c.table): c
             for c in (tournament.table_clocks(now) if state is tournament.current_round else [])
@@ -449,7 +408,7 @@ def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> Play
 
     def view(tournament: Tournament, version: int) -> PlayerAnswer:
         registered = _player(tournament, player_id)
-        full = _report(store, tournament_id, tournament, version)
+        full = latest_report(store, tournament_id, tournament, version)
         rows = {
             r["round"]: next((s for s in r["standings"] if s["player"] == registered.player), None)
             for r in full["rounds"]

@@ -9,19 +9,15 @@ docs/screens/hall.png (the cut page) and docs/screens/hall-page-1.png.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-
-from bench.load import hand_headers
+from e2e_support import Tablets, first_halves_open
 
 pytestmark = pytest.mark.slow
 
@@ -40,68 +36,10 @@ SIDE_OF_BAND = """(player) => {
 }"""
 
 
-class Judges:
-    """The judges' tablets of round 1, half 1: enter hands in order, correct them."""
-
-    def __init__(self, client: httpx.Client, hall: Any) -> None:
-        self.client = client
-        self.hall = hall
-        self.next_hand = dict.fromkeys(hall.round_one.tables, 1)
-        self.dealt: set[int] = set()  # tables whose next hand is dealt
-        self.seats: dict[int, list[str]] = {}
-        for text in hall.round_one.setup_lines:
-            line = json.loads(text)
-            if line["type"] == "seating" and line["round"] == 1 and line["segment"] == 1:
-                self.seats[line["table"]] = line["seats"]
-
-    def _post(self, path: str, table: int, body: dict[str, Any]) -> dict[str, Any]:
-        key = f"hall-{uuid.uuid4()}"
-        answer = self.client.post(
-            f"/api/tournaments/{self.hall.tournament_id}/{path}",
-            json=body,
-            headers=hand_headers(self.hall.tokens[table], key),
-        )
-        assert answer.status_code == 201, answer.text
-        return dict(answer.json())
-
-    def deal(self, table: int) -> None:
-        """Record the deal of the table's next hand: a timed half needs it (rule CL-3)."""
-        place = {"round": 1, "segment": 1, "table": table, "hand": self.next_hand[table]}
-        self._post("deals", table, place)
-        self.dealt.add(table)
-
-    def enter(self, table: int, result: dict[str, Any] | None = None) -> int:
-        """Enter the table's next hand: `result`, or the generated one. Returns its number."""
-        if table not in self.dealt:
-            self.deal(table)
-        number = self.next_hand[table]
-        body = dict(self.hall.round_one.hands[table][number - 1])
-        assert (body["segment"], body["hand"]) == (1, number)
-        if result is not None:
-            body["result"] = result
-        self._post("hands", table, body)
-        self.next_hand[table] = number + 1
-        self.dealt.discard(table)
-        return number
-
-    def correct(self, table: int, hand: int, result: dict[str, Any], reason: str) -> None:
-        body = {"round": 1, "segment": 1, "table": table, "hand": hand, "result": result}
-        self._post("corrections", table, {**body, "reason": reason})
-
-
 @pytest.fixture(scope="module")
-def judges(hall: Any) -> Iterator[Judges]:
-    admin = {"Authorization": f"Bearer {hall.admin_token}"}
-    with httpx.Client(base_url=hall.base_url, timeout=10.0) as client:
-        # Both groups start their first half now: the session clock counts down 70 minutes.
-        for group in ("A", "B"):
-            opened = client.post(
-                f"/api/tournaments/{hall.tournament_id}/segments/open",
-                json={"round": 1, "segment": 1, "group": group},
-                headers=admin,
-            )
-            assert opened.status_code == 201, opened.text
-        yield Judges(client, hall)
+def judges(hall: Any) -> Iterator[Tablets]:
+    with first_halves_open(hall) as tablets:
+        yield tablets
 
 
 def open_hall(page: Any, hall: Any, query: str) -> None:
@@ -133,7 +71,7 @@ def wait_for_row(page: Any, player: str, total: str, side: str) -> None:
     )
 
 
-def test_pages_the_standings_and_centres_a_page_on_the_cut(page: Any, hall: Any, judges: Judges):
+def test_pages_the_standings_and_centres_a_page_on_the_cut(page: Any, hall: Any, judges: Tablets):
     rows = 20
     open_hall(page, hall, f"rows={rows}&interval=600")
     assert page.text_content("#pager") == f"page 1/{math.ceil(PLAYERS / rows)}"
@@ -183,7 +121,7 @@ def test_pages_the_standings_and_centres_a_page_on_the_cut(page: Any, hall: Any,
 
 
 def test_the_rotation_comes_back_to_the_cut_and_a_pinned_page_stays(
-    page: Any, hall: Any, judges: Judges
+    page: Any, hall: Any, judges: Tablets
 ):
     # Playwright's clock runs the page's timers: no real waiting for the interval.
     page.clock.install()
@@ -207,7 +145,7 @@ def test_the_rotation_comes_back_to_the_cut_and_a_pinned_page_stays(
     assert page.locator("#rows .cut-band").count() == 1
 
 
-def test_a_new_hand_is_on_the_screen_within_a_second(page: Any, hall: Any, judges: Judges):
+def test_a_new_hand_is_on_the_screen_within_a_second(page: Any, hall: Any, judges: Tablets):
     open_hall(page, hall, "rows=16&page=1")
     winner = judges.seats[1][0]
     judges.deal(1)
@@ -226,7 +164,7 @@ def test_a_new_hand_is_on_the_screen_within_a_second(page: Any, hall: Any, judge
     assert page.get_attribute("#rows .hall-row", "data-player") == winner
 
 
-def test_a_correction_moves_the_player_across_the_cut_line(page: Any, hall: Any, judges: Judges):
+def test_a_correction_moves_the_player_across_the_cut_line(page: Any, hall: Any, judges: Tablets):
     # Every row on one page, so the row stays on the screen wherever it moves.
     open_hall(page, hall, f"rows={PLAYERS}&interval=600")
     east, low, west, north = judges.seats[2]
@@ -249,7 +187,7 @@ def test_a_correction_moves_the_player_across_the_cut_line(page: Any, hall: Any,
 
 
 def test_the_stale_badge_shows_when_the_feed_stops_and_goes_when_it_resumes(
-    page: Any, hall: Any, judges: Judges
+    page: Any, hall: Any, judges: Tablets
 ):
     # The page's clock is Playwright's: 13 s pass at once with no message from the server
     # (heartbeats come every 5 s; more than 12 s of silence is stale).
@@ -278,7 +216,7 @@ def test_the_stale_badge_shows_when_the_feed_stops_and_goes_when_it_resumes(
     )
 
 
-def test_the_crowded_screen(page: Any, hall: Any, judges: Judges) -> None:
+def test_the_crowded_screen(page: Any, hall: Any, judges: Tablets) -> None:
     open_hall(page, hall, "rows=20&page=cut")
     # Most tables finish the half; the last four are still playing.
     for table in hall.round_one.tables:
@@ -328,7 +266,7 @@ def test_the_crowded_screen(page: Any, hall: Any, judges: Judges) -> None:
         page.screenshot(path=str(SCREENS / "hall-page-1.png"))
 
 
-def tie_the_line(judges: Judges) -> list[str]:
+def tie_the_line(judges: Tablets) -> list[str]:
     """A penalty brings the 16th player level with the 17th: a tie at the line (rule ST-4).
     Returns the players level at the line."""
     hall = judges.hall

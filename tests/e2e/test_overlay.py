@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import struct
-import uuid
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-
-from bench.load import hand_headers
+from e2e_support import Tablets, first_halves_open
 
 pytestmark = pytest.mark.slow
 
@@ -35,49 +33,13 @@ PLAYED = 6  # hands entered at every table before the tests
 WATCHED_TABLE = 3
 
 
-class Tables:
-    """The judges' tablets of round 1: enter each table's next generated hand."""
-
-    def __init__(self, client: httpx.Client, hall: Any) -> None:
-        self.client = client
-        self.hall = hall
-        self.entered = dict.fromkeys(hall.round_one.tables, 0)
-
-    def _post(self, path: str, table: int, body: dict[str, Any]) -> None:
-        answer = self.client.post(
-            f"/api/tournaments/{self.hall.tournament_id}/{path}",
-            json=body,
-            headers=hand_headers(self.hall.tokens[table], f"overlay-{uuid.uuid4()}"),
-        )
-        assert answer.status_code == 201, answer.text
-
-    def enter(self, table: int) -> dict[str, Any]:
-        """Deal the table's next hand (a timed half needs it, rule CL-3), then enter it."""
-        body = self.hall.round_one.hands[table][self.entered[table]]
-        place = {key: body[key] for key in ("round", "segment", "table", "hand")}
-        self._post("deals", table, place)
-        self._post("hands", table, body)
-        self.entered[table] += 1
-        return dict(body)
-
-
 @pytest.fixture(scope="module")
-def tables(hall: Any) -> Iterator[Tables]:
-    admin = {"Authorization": f"Bearer {hall.admin_token}"}
-    with httpx.Client(base_url=hall.base_url, timeout=10.0) as client:
-        # Both groups start their first half now: the clock counts down 70 minutes.
-        for group in ("A", "B"):
-            opened = client.post(
-                f"/api/tournaments/{hall.tournament_id}/segments/open",
-                json={"round": 1, "segment": 1, "group": group},
-                headers=admin,
-            )
-            assert opened.status_code == 201, opened.text
-        played = Tables(client, hall)
+def tables(hall: Any) -> Iterator[Tablets]:
+    with first_halves_open(hall) as tablets:
         for _ in range(PLAYED):
             for table in hall.round_one.tables:
-                played.enter(table)
-        yield played
+                tablets.enter(table)
+        yield tablets
 
 
 def leader(hall: Any) -> str:
@@ -198,7 +160,7 @@ def margins_are_clear(page: Any) -> None:
 
 
 def test_overlays_are_transparent_and_keep_to_the_title_safe_box(
-    page: Any, hall: Any, tables: Tables
+    page: Any, hall: Any, tables: Tablets
 ) -> None:
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(str(error)))
@@ -234,7 +196,7 @@ def test_overlays_are_transparent_and_keep_to_the_title_safe_box(
 
 
 def test_the_top_board_fits_sixteen_rows_and_green_is_the_chroma_key(
-    page: Any, hall: Any, tables: Tables
+    page: Any, hall: Any, tables: Tablets
 ) -> None:
     open_overlay(page, hall, "top?n=16&bg=green")
     assert page.locator("#rows .row").count() == 16
@@ -250,7 +212,7 @@ def test_the_top_board_fits_sixteen_rows_and_green_is_the_chroma_key(
 
 
 def test_the_first_frame_is_drawn_by_the_server_as_the_live_feed_draws_it(
-    browser: Any, page: Any, hall: Any, tables: Tables
+    browser: Any, page: Any, hall: Any, tables: Tablets
 ) -> None:
     """A mixer that grabs the first frame, before any script, shows the same as the page
     once the live feed has drawn it."""
@@ -271,7 +233,7 @@ def test_the_first_frame_is_drawn_by_the_server_as_the_live_feed_draws_it(
 
 
 def test_the_clock_counts_down_from_the_deadline_by_the_server_time(
-    page: Any, hall: Any, tables: Tables
+    page: Any, hall: Any, tables: Tablets
 ) -> None:
     open_overlay(page, hall, "clock")
     assert page.text_content("[data-field=title]") == "Round 1 \u00b7 Half 1"
@@ -292,14 +254,15 @@ def test_the_clock_counts_down_from_the_deadline_by_the_server_time(
     assert seconds() < first
 
 
-def test_the_table_overlay_follows_a_new_hand(page: Any, hall: Any, tables: Tables) -> None:
+def test_the_table_overlay_follows_a_new_hand(page: Any, hall: Any, tables: Tablets) -> None:
     open_overlay(page, hall, f"table/{WATCHED_TABLE}")
-    played = tables.entered[WATCHED_TABLE]
+    played = tables.entered(WATCHED_TABLE)
     assert page.locator("#seats .seat").count() == 4
     assert page.locator("#seats .seat").first.locator(".deltas li").count() == played
     assert page.text_content("[data-field=hand]") == f"Hand {played + 1} of 8"
 
-    hand = tables.enter(WATCHED_TABLE)
+    number = tables.enter(WATCHED_TABLE)
+    hand = hall.round_one.hands[WATCHED_TABLE][number - 1]
 
     page.wait_for_function(
         "(n) => document.querySelectorAll('#seats .seat:first-child .deltas li').length === n",
@@ -319,7 +282,7 @@ def test_the_table_overlay_follows_a_new_hand(page: Any, hall: Any, tables: Tabl
         assert chips.last.text_content().startswith("+")
 
 
-def test_the_feeds_answer_304_to_a_current_etag(page: Any, hall: Any, tables: Tables) -> None:
+def test_the_feeds_answer_304_to_a_current_etag(page: Any, hall: Any, tables: Tablets) -> None:
     page.goto(f"{hall.base_url}/overlay/{hall.tournament_id}/clock")
     url = f"{hall.base_url}/feeds/{hall.tournament_id}/tables.xml"
     first = page.request.get(url)
@@ -338,10 +301,10 @@ def test_the_feeds_answer_304_to_a_current_etag(page: Any, hall: Any, tables: Ta
     assert changed.headers["etag"] != etag
 
 
-def test_screenshots_of_the_crowded_overlays(page: Any, hall: Any, tables: Tables) -> None:
+def test_screenshots_of_the_crowded_overlays(page: Any, hall: Any, tables: Tablets) -> None:
     """After another hand everywhere, on the green background so the pages are visible."""
     for table in hall.round_one.tables:
-        if tables.entered[table] < 7:
+        if tables.entered(table) < 7:
             tables.enter(table)
     for kind, path in pages(hall).items():
         query = "&n=16" if kind == "top" else ""
