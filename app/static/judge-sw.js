@@ -6,7 +6,7 @@
 
 const CACHE = "judge-tablet-v1";
 const PAGE = "/judge";
-const ASSETS = ["/static/judge.js", "/static/judge.css", "/static/base.css", "/static/live.js"];
+const ASSETS = ["/static/judge.js", "/static/ariari.js", "/static/judge.css", "/static/base.css", "/static/live.js"];
 const NETWORK_WAIT_MS = 4000; // a hall network that hangs counts as down
 
 self.addEventListener("install", (event) => {

@@ -10,6 +10,7 @@
 // Names and other text from the server are only ever set with textContent.
 
 import { LiveFeed, formatClock } from "/static/live.js";
+import { LIMITS, RIICHI_BET, TWO_YAKU_COUNTERS, VALID_FU, advance, basePoints, handLabel, playHand } from "/static/ariari.js";
 
 const STORE = "scoreboard.judge.";
 const TOKEN_KEY = `${STORE}token`;
@@ -19,7 +20,21 @@ const REQUEST_TIMEOUT_MS = 10000; // a request that hangs is abandoned and sent 
 const KEEP_SENT = 60; // sent entries kept on the tablet, as a record
 const SEAT_NAMES = ["east", "south", "west", "north"];
 const WIND = { east: "E", south: "S", west: "W", north: "N" };
-const KIND_NAMES = { self_draw: "Self-draw", discard: "Discard", draw: "Draw", points: "Points" };
+const KIND_NAMES = {
+  self_draw: "Self-draw",
+  discard: "Discard",
+  draw: "Draw",
+  points: "Points",
+  ron: "Ron",
+  tsumo: "Tsumo",
+  exhaustive_draw: "Exhaustive draw",
+  chombo: "Chombo",
+};
+const END_WORDS = {
+  "AA-12": "the last round ended",
+  "AA-13": "agari-yame",
+  "AA-14": "bankruptcy",
+};
 const DISCARD_SHARE_LIMIT = 25; // rule HS-2
 
 // -- rules the tablet computes before sending (the server decides) ---------------------------
@@ -379,11 +394,74 @@ class Tablet {
   }
 
   dealerOf(segment, hand) {
+    if (this.isAriAri()) return this.gameBefore(segment, hand)?.dealer ?? null; // rule AA-8
     const seats = this.cycleSeats(segment, hand);
     return seats[(hand - 1) % 4] ?? null; // rule FM-7
   }
 
+  isAriAri() {
+    return this.who?.ruleset === "ariari";
+  }
+
+  // The server's game at the table in `segment`, if the channel shows that segment.
+  serverGame(segment) {
+    const shown = this.table?.segment === segment && this.table.round === this.who?.round;
+    return shown ? (this.table.game ?? null) : null;
+  }
+
+  // An Ari Ari game as it stands before `hand` (rules AA-5, AA-6, AA-8): the server's figures
+  // for a hand it has, else its game moved on through the new hands still in the outbox.
+  // Null when the tablet cannot know (a correction or void of an earlier hand still queued).
+  gameBefore(segment, hand) {
+    const rules = this.who?.game;
+    const seats = this.seatsOf(segment).map(String);
+    if (!rules || seats.length !== 4) return null;
+    const server = this.serverGame(segment);
+    const hands = this.table?.segment === segment ? (this.table.hands ?? []) : [];
+    const base = { seats, tenpai_payment: rules.tenpai_payment, rotations: rules.rotations };
+    if (!server) {
+      if (hands.length || hand !== 1) return null;
+      const points = Object.fromEntries(seats.map((p) => [p, rules.start_points]));
+      return { ...base, dealer: seats[0], counters: 0, bets: 0, points, passes: 0, ended: null };
+    }
+    const known = hands.find((h) => h.hand === hand);
+    if (known) {
+      const points = Object.fromEntries(seats.map((p) => [p, rules.start_points]));
+      for (const earlier of hands) {
+        if (earlier.hand >= hand) continue;
+        for (const p of seats) points[p] += earlier.deltas?.[p] ?? 0;
+      }
+      return {
+        ...base,
+        dealer: known.dealer,
+        counters: known.counters,
+        bets: known.bets_before,
+        passes: known.passes,
+        points,
+        ended: null,
+      };
+    }
+    let game = { ...base, ...server };
+    let next = Math.max(0, ...hands.map((h) => h.hand)) + 1;
+    for (const entry of this.pending()) {
+      if (entry.body.segment !== segment) continue;
+      if (entry.endpoint !== "hands") return null; // the server replays the game after it
+      if (entry.body.hand !== next || next >= hand) continue;
+      game = advance(game, entry.body.result);
+      if (game === null) return null;
+      next += 1;
+    }
+    return next === hand ? game : null;
+  }
+
   windOf(segment, hand, player) {
+    if (this.isAriAri()) {
+      // rule AA-8: the dealer is East; the others' winds follow in turn order
+      const seats = this.seatsOf(segment).map(String);
+      const dealer = seats.indexOf(String(this.dealerOf(segment, hand)));
+      const index = seats.indexOf(String(player));
+      return index < 0 || dealer < 0 ? "?" : WIND[SEAT_NAMES[(index - dealer + 4) % 4]];
+    }
     const index = this.cycleSeats(segment, hand).map(String).indexOf(String(player));
     return index < 0 ? "?" : WIND[SEAT_NAMES[index]];
   }
@@ -417,6 +495,7 @@ class Tablet {
           value: hand.value,
           state: "server",
           dealer: hand.dealer,
+          result: hand.result,
         });
       }
     }
@@ -430,10 +509,14 @@ class Tablet {
         rows.set(number, { ...row, state: `void ${label}`, voided: true, key: entry.key });
       } else {
         const kind = entry.endpoint === "corrections" ? `correction ${label}` : label;
+        const game = this.isAriAri() && entry.endpoint === "hands" ? this.gameBefore(segment, number) : null;
         rows.set(number, {
           hand: number,
-          deltas: handDeltas(entry.body.result, players),
+          deltas: this.isAriAri()
+            ? (game && playHand(entry.body.result, game)?.deltas) || null
+            : handDeltas(entry.body.result, players),
           value: entry.body.result.value,
+          result: entry.body.result,
           state: kind,
           key: entry.key,
         });
@@ -452,7 +535,18 @@ class Tablet {
     const channel = this.table?.segment === segment && this.table.round === this.who?.round;
     const info = this.segmentInfo(segment);
     if (!channel && info) next = Math.max(next, info.next_hand ?? this.who.hands_per_segment + 1);
+    if (this.isAriAri() && this.gameEnded(segment, next)) return null; // rules AA-12 to AA-14
     return next > this.who.hands_per_segment ? null : next;
+  }
+
+  // Why the game at the table ended before hand `next`, or null while it goes on.
+  gameEnded(segment, next) {
+    const server = this.serverGame(segment);
+    if (server?.ended) return server.ended;
+    const before = this.gameBefore(segment, next - 1);
+    if (!before || next === 1) return null;
+    const row = this.pending().find((e) => e.endpoint === "hands" && e.body.segment === segment && e.body.hand === next - 1);
+    return row ? (advance(before, row.body.result)?.ended ?? null) : null;
   }
 
   // ---- rendering ----
@@ -525,7 +619,10 @@ class Tablet {
     if (next === null) {
       $("deal-note").textContent = "";
       $("next-title").textContent = `${capitalised(this.who.segment_kind)} ${segment} is complete`;
-      $("next-dealer").textContent = `${total} of ${total} hands`;
+      const ended = this.isAriAri() ? this.gameEnded(segment, this.lastHand(segment) + 1) : null;
+      $("next-dealer").textContent = this.isAriAri()
+        ? `The game ended after hand ${this.lastHand(segment)}${ended ? `: ${END_WORDS[ended] ?? ended} (rule ${ended})` : ""}`
+        : `${total} of ${total} hands`;
       dealButton.hidden = true;
       const later = this.who.segments.find((s) => s.segment > segment);
       done.hidden = !later;
@@ -551,6 +648,14 @@ class Tablet {
     $("next-title").textContent = `Hand ${next} of ${total}`;
     $("next-dealer").textContent =
       dealer === null ? "" : `Dealer: ${this.windOf(segment, next, dealer)} · ${this.nameOf(dealer)}`;
+    const game = this.isAriAri() ? this.gameBefore(segment, next) : null;
+    if (this.isAriAri()) {
+      // rules AA-5, AA-6, AA-12: the round wind, the counters and the riichi bets on the table
+      $("next-title").textContent = game ? `${handLabel(game.passes)} · hand ${next}` : `Hand ${next}`;
+      $("next-dealer").textContent = game
+        ? `Dealer: ${this.nameOf(dealer)} · ${game.counters} counter${game.counters === 1 ? "" : "s"} · ${game.bets / RIICHI_BET} riichi bet${game.bets === RIICHI_BET ? "" : "s"} on the table`
+        : "Waiting for the server to replay the game";
+    }
     dealButton.hidden = false;
     const stamped = this.dealt[`${this.who.round}:${segment}:${next}`];
     dealButton.textContent = stamped ? `Dealt ✓ ${stamped}` : `Tiles dealt · hand ${next}`;
@@ -572,11 +677,19 @@ class Tablet {
     return { totals, running };
   }
 
+  lastHand(segment) {
+    return Math.max(0, ...this.rows(segment).filter((r) => !r.voided).map((r) => r.hand));
+  }
+
   renderSeatCards(segment) {
     const next = this.nextHand(segment) ?? this.who.hands_per_segment;
     const seats = this.cycleSeats(segment, next);
     const dealer = this.nextHand(segment) === null ? null : this.dealerOf(segment, next);
     const { totals } = this.totals(segment);
+    if (this.isAriAri()) {
+      // An Ari Ari table counts points from the start (rule AA-1), as the players' sticks do.
+      for (const p of Object.keys(totals)) totals[p] += this.who.game.start_points;
+    }
     $("seat-cards").replaceChildren(
       ...seats.map((player, index) =>
         el(
@@ -585,8 +698,16 @@ class Tablet {
             class: `seat-card${String(player) === String(dealer) ? " dealer" : ""}`,
             dataset: { seat: SEAT_NAMES[index] },
           },
-          el("span", { class: "wind", text: WIND[SEAT_NAMES[index]] }),
-          el("span", { class: "score num", text: signed(totals[String(player)] ?? 0) }),
+          el("span", {
+            class: "wind",
+            text: this.isAriAri() && dealer !== null ? this.windOf(segment, next, player) : WIND[SEAT_NAMES[index]],
+          }),
+          el("span", {
+            class: "score num",
+            text: this.isAriAri()
+              ? (totals[String(player)] ?? 0).toLocaleString("en")
+              : signed(totals[String(player)] ?? 0),
+          }),
           el("span", { class: "name", text: this.nameOf(player) }),
           el("span", { class: "pid", text: String(player) }),
           String(player) === String(dealer) ? el("span", { class: "dealer-mark", text: "deals" }) : null,
@@ -623,7 +744,9 @@ class Tablet {
             class: "value",
             text: row.voided
               ? "void"
-              : (row.value ?? (row.deltas && sumOfAbs(row.deltas) === 0 ? "draw" : "–")),
+              : this.isAriAri()
+                ? this.shortResult(row.result)
+                : (row.value ?? (row.deltas && sumOfAbs(row.deltas) === 0 ? "draw" : "–")),
           }),
           ...players.map((p) => {
             const delta = row.deltas?.[String(p)];
@@ -637,7 +760,12 @@ class Tablet {
                 class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
                 text: signed(delta),
               }),
-              el("span", { class: "running", text: signed(row.totals[String(p)]) }),
+              el("span", {
+                class: "running",
+                text: this.isAriAri()
+                  ? (row.totals[String(p)] + this.who.game.start_points).toLocaleString("en")
+                  : signed(row.totals[String(p)]),
+              }),
             );
           }),
           el(
@@ -729,12 +857,45 @@ class Tablet {
     if (entry.endpoint === "voids") return `${where}: void (${body.reason})`;
     const result = body.result;
     let what = KIND_NAMES[result.kind];
-    if (result.kind === "self_draw") what += ` ${result.value} by ${this.nameOf(result.winner)}`;
+    if (this.isAriAri()) what = this.longResult(result);
+    else if (result.kind === "self_draw") what += ` ${result.value} by ${this.nameOf(result.winner)}`;
     if (result.kind === "discard") {
       what += ` ${result.value}: ${this.nameOf(result.winner)} from ${this.nameOf(result.discarder)}`;
     }
     if (entry.endpoint === "corrections") return `${where}: correction to ${what} (${body.reason})`;
     return `${where}: ${what}`;
+  }
+
+  // An Ari Ari win as the players say it: "3 fan 30 fu", "mangan".
+  winText(win) {
+    if (win.limit) return win.limit;
+    return win.fu ? `${win.fan} fan ${win.fu} fu` : `${win.fan} fan`;
+  }
+
+  shortResult(result) {
+    if (!result) return "–";
+    if (result.kind === "ron") return `Ron ${result.wins.map((w) => this.winText(w)).join(" + ")}`;
+    if (result.kind === "tsumo") return `Tsumo ${this.winText(result)}`;
+    if (result.kind === "exhaustive_draw") return `Draw · ${(result.tenpai ?? []).length} tenpai`;
+    return KIND_NAMES[result.kind] ?? result.kind;
+  }
+
+  longResult(result) {
+    const names = (players) => (players ?? []).map((p) => this.nameOf(p)).join(", ");
+    let what;
+    if (result.kind === "ron") {
+      const wins = result.wins.map((w) => `${this.nameOf(w.winner)} ${this.winText(w)}, ${w.yaku} yaku`);
+      what = `Ron on ${this.nameOf(result.discarder)}'s discard: ${wins.join("; ")}`;
+    } else if (result.kind === "tsumo") {
+      what = `Tsumo by ${this.nameOf(result.winner)}: ${this.winText(result)}, ${result.yaku} yaku`;
+    } else if (result.kind === "exhaustive_draw") {
+      what = `Exhaustive draw, tenpai: ${names(result.tenpai) || "nobody"}`;
+    } else {
+      what = `Chombo by ${this.nameOf(result.offender)}`;
+    }
+    if (result.riichi?.length) what += `; riichi: ${names(result.riichi)}`;
+    if (result.dead?.length) what += `; dead hand: ${names(result.dead)}`;
+    return what;
   }
 
   renderTabs() {
@@ -766,6 +927,13 @@ class Tablet {
       deltas: {},
       typing: null,
       reason: "",
+      // an Ari Ari hand (rules AA-2 to AA-11): winners in turn order, each one's win
+      winners: [],
+      wins: {},
+      tenpai: [],
+      offender: null,
+      riichi: [],
+      dead: [],
     };
   }
 
@@ -836,6 +1004,22 @@ class Tablet {
       ),
     );
     const kind = draft.kind;
+    const ariAri = this.isAriAri();
+    $("outcomes").hidden = ariAri;
+    $("aa-outcomes").hidden = !ariAri;
+    $("aa-entry").hidden = !ariAri;
+    if (ariAri) {
+      for (const button of document.querySelectorAll("#aa-outcomes [data-aa-kind]")) {
+        button.setAttribute("aria-pressed", String(button.dataset.aaKind === kind));
+        button.disabled = hand === null || !seatsNeeded;
+      }
+      for (const id of ["pick-winner", "pick-discarder", "pick-points", "value-row"]) $(id).hidden = true;
+      this.renderAriAriEntry(segment, hand);
+      const { problem } = this.draftResult();
+      $("entry-problem").textContent = kind ? (problem ?? "") : "";
+      $("entry-review").disabled = Boolean(problem) || hand === null;
+      return;
+    }
     $("pick-winner").hidden = !(kind === "self_draw" || kind === "discard");
     $("pick-discarder").hidden = kind !== "discard";
     $("pick-points").hidden = kind !== "points";
@@ -896,6 +1080,7 @@ class Tablet {
     if (draft.mode === "correction" && !draft.reason.trim()) {
       return { problem: "Say why the hand is corrected." };
     }
+    if (this.isAriAri()) return this.ariAriResult(segment, hand);
     if (draft.kind === "draw") return { result: { kind: "draw" } };
     if (draft.kind === "points") {
       const deltas = {};
@@ -927,7 +1112,9 @@ class Tablet {
     const { result, problem } = this.draftResult();
     if (problem) return;
     const { segment, hand } = this.draftTarget();
-    const deltas = handDeltas(result, this.seatsOf(segment));
+    const game = this.isAriAri() ? this.gameBefore(segment, hand) : null;
+    const played = game && playHand(result, game);
+    const deltas = this.isAriAri() ? (played?.deltas ?? null) : handDeltas(result, this.seatsOf(segment));
     this.pendingSend = {
       endpoint: this.draft.mode === "correction" ? "corrections" : "hands",
       body: {
@@ -939,12 +1126,14 @@ class Tablet {
         ...(this.draft.mode === "correction" ? { reason: this.draft.reason.trim() } : {}),
       },
       deltas,
+      // rule AA-5: what the hand puts on the table or takes from it, so the sum shows zero
+      tableBets: played ? played.bets_after - game.bets : undefined,
     };
     this.showReview(segment, hand, deltas, this.pendingSend);
   }
 
   showReview(segment, hand, deltas, pending) {
-    const cycle = this.cycleSeats(segment, hand);
+    const cycle = this.isAriAri() ? this.seatsOf(segment) : this.cycleSeats(segment, hand);
     $("review-title").textContent =
       pending.endpoint === "voids"
         ? `Void hand ${hand}?`
@@ -958,14 +1147,35 @@ class Tablet {
         return el(
           "tr",
           { dataset: { player: String(player) } },
-          el("th", { scope: "row", text: WIND[SEAT_NAMES[index]] }),
+          el("th", {
+            scope: "row",
+            text: this.isAriAri() ? this.windOf(segment, hand, player) : WIND[SEAT_NAMES[index]],
+          }),
           el("td", { text: this.nameOf(player) }),
-          el("td", { class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`, text: signed(delta) }),
+          el("td", {
+            class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
+            text: deltas ? signed(delta) : "–",
+          }),
         );
       }),
     );
-    const total = deltas ? sumOf(deltas) : 0;
-    $("review-sum").textContent = total === 0 ? "0 ✓" : String(total);
+    if (pending.tableBets !== undefined) {
+      $("review-table").tBodies[0].append(
+        el(
+          "tr",
+          { class: "table-bets", dataset: { player: "table" } },
+          el("th", { scope: "row", text: "" }),
+          el("td", { text: "Riichi bets on the table" }),
+          el("td", { class: "num delta", text: signed(pending.tableBets) }),
+        ),
+      );
+    }
+    const total = deltas ? sumOf(deltas) + (pending.tableBets ?? 0) : 0;
+    $("review-sum").textContent = !deltas
+      ? "the server replays the game"
+      : total === 0
+        ? "0 ✓"
+        : String(total);
     $("review-reason").textContent = pending.body.reason ? `Reason: ${pending.body.reason}` : "";
     $("review-send").textContent = pending.endpoint === "voids" ? "Void it" : "Send";
     this.tab = "review";
@@ -994,6 +1204,244 @@ class Tablet {
     this.tab = "hand";
     this.render();
     this.flush();
+  }
+
+  // ---- entering an Ari Ari hand ----
+
+  // A row of the table's four seats for one role of the hand; `multi` roles toggle.
+  aaSeatRow(label, role, segment, hand, { selected, disabled = () => false, tap }) {
+    const seats = this.seatsOf(segment);
+    return el(
+      "div",
+      { class: "pick" },
+      el("div", { class: "pick-label", text: label }),
+      el(
+        "div",
+        { class: "choice-row seats-row", role: "group", "aria-label": label, dataset: { role } },
+        ...seats.map((player) =>
+          el(
+            "button",
+            {
+              type: "button",
+              class: "seat-button",
+              "aria-pressed": String(selected(String(player))),
+              disabled: disabled(String(player)),
+              dataset: { player: String(player) },
+              onclick: () => {
+                tap(String(player));
+                this.renderEntry();
+              },
+            },
+            el("span", { class: "wind", text: this.windOf(segment, hand, player) }),
+            el("span", { class: "name", text: this.nameOf(player) }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  // One winner's hand: fan and fu, or a limit (rule AA-2), and the yaku (rules AA-7, AA-20).
+  aaWinCard(player) {
+    const win = this.draft.wins[player];
+    const stepper = (label, field, min, max) =>
+      el(
+        "div",
+        { class: "stepper", dataset: { field } },
+        el("span", { class: "pick-label", text: label }),
+        el("button", {
+          type: "button",
+          text: "−",
+          "aria-label": `fewer ${label}`,
+          disabled: (win[field] ?? min) <= min,
+          onclick: () => {
+            win[field] = Math.max(min, (win[field] ?? min) - 1);
+            if (field === "fan") win.limit = null;
+            this.renderEntry();
+          },
+        }),
+        el("output", { class: "num", text: win[field] === null ? "–" : String(win[field]) }),
+        el("button", {
+          type: "button",
+          text: "+",
+          "aria-label": `more ${label}`,
+          disabled: (win[field] ?? 0) >= max,
+          onclick: () => {
+            win[field] = Math.min(max, (win[field] ?? 0) + 1);
+            if (field === "fan") win.limit = null;
+            this.renderEntry();
+          },
+        }),
+      );
+    const choices = (label, field, values, text = String) =>
+      el(
+        "div",
+        { class: "pick" },
+        el("div", { class: "pick-label", text: label }),
+        el(
+          "div",
+          { class: "choice-row small-choices", role: "group", "aria-label": label, dataset: { field } },
+          ...values.map((value) =>
+            el("button", {
+              type: "button",
+              text: text(value),
+              "aria-pressed": String(win[field] === value),
+              dataset: { value: String(value) },
+              onclick: () => {
+                win[field] = win[field] === value ? null : value;
+                if (field === "limit" && value !== null) win.fan = null;
+                this.renderEntry();
+              },
+            }),
+          ),
+        ),
+      );
+    const needsFu = !win.limit && (win.fan ?? 0) < 5;
+    const base = basePoints(win);
+    return el(
+      "div",
+      { class: "win-card", dataset: { winner: player } },
+      el("h3", { text: `${this.nameOf(player)}${base === null ? "" : ` · base ${base.toLocaleString("en")}`}` }),
+      el("div", { class: "steppers" }, stepper("fan", "fan", 1, 13), stepper("yaku", "yaku", 1, 20)),
+      needsFu ? choices("fu", "fu", VALID_FU) : null,
+      choices("or a limit", "limit", Object.keys(LIMITS)),
+    );
+  }
+
+  renderAriAriEntry(segment, hand) {
+    const draft = this.draft;
+    const game = hand === null ? null : this.gameBefore(segment, hand);
+    const toggle = (list, player) => {
+      const at = list.indexOf(player);
+      if (at < 0) list.push(player);
+      else list.splice(at, 1);
+    };
+    const rows = [];
+    if (draft.kind === "ron") {
+      rows.push(
+        this.aaSeatRow("Discarder", "aa-discarder", segment, hand, {
+          selected: (p) => draft.discarder === p,
+          tap: (p) => {
+            draft.discarder = p;
+            if (draft.winners.includes(p)) toggle(draft.winners, p);
+          },
+        }),
+        this.aaSeatRow("Winners (one or more, rule AA-4)", "aa-winners", segment, hand, {
+          selected: (p) => draft.winners.includes(p),
+          disabled: (p) => p === draft.discarder,
+          tap: (p) => {
+            toggle(draft.winners, p);
+            draft.wins[p] ??= { fan: null, fu: null, limit: null, yaku: 1 };
+          },
+        }),
+      );
+    } else if (draft.kind === "tsumo") {
+      rows.push(
+        this.aaSeatRow("Winner", "aa-winners", segment, hand, {
+          selected: (p) => draft.winners.includes(p),
+          tap: (p) => {
+            draft.winners = [p];
+            draft.wins[p] ??= { fan: null, fu: null, limit: null, yaku: 1 };
+          },
+        }),
+      );
+    } else if (draft.kind === "exhaustive_draw") {
+      rows.push(
+        this.aaSeatRow("Tenpai (rule AA-9)", "aa-tenpai", segment, hand, {
+          selected: (p) => draft.tenpai.includes(p),
+          tap: (p) => toggle(draft.tenpai, p),
+        }),
+      );
+    } else if (draft.kind === "chombo") {
+      rows.push(
+        this.aaSeatRow("Offender (rule AA-10)", "aa-offender", segment, hand, {
+          selected: (p) => draft.offender === p,
+          tap: (p) => {
+            draft.offender = p;
+          },
+        }),
+      );
+    }
+    const cards = draft.kind === "ron" || draft.kind === "tsumo" ? draft.winners.map((p) => this.aaWinCard(p)) : [];
+    const facts = draft.kind
+      ? [
+          this.aaSeatRow("Riichi declared this hand (1,000 each, rule AA-5)", "aa-riichi", segment, hand, {
+            selected: (p) => draft.riichi.includes(p),
+            tap: (p) => toggle(draft.riichi, p),
+          }),
+          this.aaSeatRow("Dead hand (rule AA-11)", "aa-dead", segment, hand, {
+            selected: (p) => draft.dead.includes(p),
+            tap: (p) => toggle(draft.dead, p),
+          }),
+        ]
+      : [];
+    const state = game
+      ? el("p", {
+          class: "note",
+          text: `${handLabel(game.passes)} · ${game.counters} counter${game.counters === 1 ? "" : "s"} · ${game.bets.toLocaleString("en")} in riichi bets on the table`,
+        })
+      : null;
+    $("aa-entry").replaceChildren(...[state, ...rows, ...cards, ...facts].filter(Boolean));
+  }
+
+  // The Ari Ari result the draft describes, or what keeps it from review: the server's own
+  // checks (rules AA-2, AA-7, AA-11, AA-18, AA-19), so that the judge hears them at the table.
+  ariAriResult(segment, hand) {
+    const draft = this.draft;
+    const game = this.gameBefore(segment, hand);
+    const facts = {};
+    if (draft.riichi.length) facts.riichi = [...draft.riichi];
+    if (draft.dead.length) facts.dead = [...draft.dead];
+    for (const player of draft.riichi) {
+      const points = game?.points?.[player];
+      if (points !== undefined && points < RIICHI_BET) {
+        return { problem: `${this.nameOf(player)} has ${points} points: a riichi needs 1,000 (rule AA-18).` };
+      }
+    }
+    const winOf = (player) => {
+      const win = draft.wins[player];
+      if (draft.dead.includes(player)) return { problem: `${this.nameOf(player)} has a dead hand and cannot win (rule AA-11).` };
+      if (!win.limit && !win.fan) return { problem: `Enter ${this.nameOf(player)}'s fan or a limit (rule AA-2).` };
+      if (!win.limit && win.fan < 5 && !win.fu) return { problem: `Tap ${this.nameOf(player)}'s fu (rule AA-19).` };
+      if (game && game.counters >= TWO_YAKU_COUNTERS && win.yaku < 2) {
+        return { problem: `${game.counters} counters are on the table: ${this.nameOf(player)} needs 2 yaku (rule AA-7).` };
+      }
+      const out = { winner: player };
+      if (win.limit) out.limit = win.limit;
+      else {
+        out.fan = win.fan;
+        if (win.fan < 5) out.fu = win.fu;
+      }
+      out.yaku = win.yaku;
+      return { win: out };
+    };
+    if (draft.kind === "ron") {
+      if (draft.discarder === null) return { problem: "Tap the discarder's seat." };
+      if (!draft.winners.length) return { problem: "Tap the winner's seat (several for a multiple ron)." };
+      // rule AA-4: the winners in turn order after the discarder
+      const seats = this.seatsOf(segment).map(String);
+      const start = seats.indexOf(draft.discarder);
+      const order = [1, 2, 3].map((step) => seats[(start + step) % 4]).filter((p) => draft.winners.includes(p));
+      const wins = [];
+      for (const player of order) {
+        const { win, problem } = winOf(player);
+        if (problem) return { problem };
+        wins.push(win);
+      }
+      return { result: { kind: "ron", discarder: draft.discarder, wins, ...facts } };
+    }
+    if (draft.kind === "tsumo") {
+      if (!draft.winners.length) return { problem: "Tap the winner's seat." };
+      const { win, problem } = winOf(draft.winners[0]);
+      if (problem) return { problem };
+      return { result: { kind: "tsumo", ...win, ...facts } };
+    }
+    if (draft.kind === "exhaustive_draw") {
+      const dead = draft.tenpai.find((p) => draft.dead.includes(p));
+      if (dead) return { problem: `${this.nameOf(dead)} has a dead hand and cannot be tenpai (rule AA-11).` };
+      return { result: { kind: "exhaustive_draw", tenpai: [...draft.tenpai], ...facts } };
+    }
+    if (draft.offender === null) return { problem: "Tap the offender's seat." };
+    return { result: { kind: "chombo", offender: draft.offender, ...facts } };
   }
 
   // ---- the outbox ----
@@ -1335,6 +1783,19 @@ class Tablet {
           ...this.emptyDraft(keep.mode, keep.hand, keep.segment),
           reason: keep.reason,
           kind: button.dataset.kind,
+        };
+        this.renderEntry();
+      });
+    }
+    for (const button of document.querySelectorAll("#aa-outcomes [data-aa-kind]")) {
+      button.addEventListener("click", () => {
+        const keep = this.draft;
+        this.draft = {
+          ...this.emptyDraft(keep.mode, keep.hand, keep.segment),
+          reason: keep.reason,
+          kind: button.dataset.aaKind,
+          riichi: keep.riichi, // what happened at the table besides the outcome stays
+          dead: keep.dead,
         };
         this.renderEntry();
       });
