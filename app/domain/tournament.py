@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
 
 from app.domain import clocks
+from app.domain.ariari import Game, game_dealer
 from app.domain.draw import RoundDraw, draw_round
-from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format, RoundFormat
-from app.domain.hands import PlayerId, Settlement, settle
+from app.domain.hands import PlayerId, Settlement
 from app.domain.log import (
     CarryOverRateSet,
     DealRecorded,
@@ -40,6 +41,7 @@ from app.domain.log import (
     TournamentDeclared,
 )
 from app.domain.prizes import FinalPlace, final_ranking
+from app.domain.rulesets import RULESETS, HandResult, TablePlay
 from app.domain.seats import Seats, cycle_seats, dealer
 from app.domain.standings import RoundScores, Standings, rank_round
 
@@ -67,9 +69,23 @@ class TableSegment:
     play_all: bool = False
     completed_at: dict[int, datetime] = dataclasses.field(default_factory=dict)
 
+    game: Game | None = None  # an Ari Ari table's game as its hands played it
+
     @property
     def last_hand(self) -> int:
         return max(self.hands, default=0)
+
+    def results(self) -> dict[int, HandResult]:
+        return {number: hand.result for number, hand in self.hands.items()}
+
+    def replay(self, play: TablePlay, state: RoundState) -> None:
+        """Count the table's hands as `play` settles them now, instead of as before."""
+        for settlement in self.settlements.values():
+            state.count(settlement, -1)
+        self.settlements = dict(play.settlements)
+        for settlement in self.settlements.values():
+            state.count(settlement, +1)
+        self.game = play.game
 
 
 @dataclass
@@ -105,6 +121,17 @@ class RoundState:
     @property
     def number(self) -> int:
         return self.format.number
+
+    def count(self, settlement: Settlement, sign: int) -> None:
+        """Add a hand's settlement to the round (sign +1), or take it back out (-1)."""
+        for player, delta in settlement.deltas:
+            self.play[player] = self.play.get(player, 0) + sign * delta  # rule SC-1
+        for winner, value in settlement.wins:  # rules HS-4, AA-22
+            values = self.winning_values.setdefault(winner, [])
+            if sign > 0:
+                values.append(value)
+            else:
+                values.remove(value)
 
     def scores(self) -> RoundScores:
         return RoundScores(
@@ -457,7 +484,11 @@ class Tournament:
     def dealer(
         self, round_number: int, segment: int, table_number: int, hand: int
     ) -> PlayerId | None:
-        """Who deals `hand` of a table's segment (rule FM-7)."""
+        """Who deals `hand` of a table's segment (rule FM-7; rule AA-8 in an Ari Ari
+        game, where None means the game has ended)."""
+        if self.format.game is not None:
+            table = self._table(self.rounds[round_number], segment, table_number)
+            return game_dealer(table.game, table.seats, hand)
         return dealer(self.cycles(round_number, segment, table_number), hand)
 
     def table_clocks(self, now: datetime) -> list[TableClock]:
@@ -596,18 +627,10 @@ class Tournament:
         if not is_correction:
             self._check_open_segment(state, event.segment, table)
             self._check_dealt_in_time(event, table)
-        settlement = settle(
-            event.result,
-            table.seats,
-            min_value=self.format.min_value,
-            max_value=self.format.max_value,
+        table.replay(
+            self._play(table, {**table.results(), event.hand: event.result}, event.hand), state
         )
-        old = table.settlements.get(event.hand)
-        if old is not None:
-            self._unsettle(state, old)  # a correction replaces the earlier hand (CONTRACT §1)
-        self._settle(state, settlement)
         table.hands[event.hand] = event
-        table.settlements[event.hand] = settlement
         if at is not None and event.hand not in table.entered:
             table.completed_at[event.hand] = at
         table.entered.add(event.hand)
@@ -631,33 +654,37 @@ class Tournament:
                 "segment the judge records each deal so the server knows it was in time",
             )
 
-    @staticmethod
-    def _settle(state: RoundState, settlement: Settlement) -> None:
-        play = state.play
-        for player, delta in settlement.deltas:
-            play[player] = play.get(player, 0) + delta  # rule SC-1
-        if settlement.winner is not None and settlement.value is not None:
-            state.winning_values.setdefault(settlement.winner, []).append(
-                settlement.value
-            )  # rule HS-4
-
-    @staticmethod
-    def _unsettle(state: RoundState, settlement: Settlement) -> None:
-        for player, delta in settlement.deltas:
-            state.play[player] -= delta
-        if settlement.winner is not None and settlement.value is not None:
-            state.winning_values[settlement.winner].remove(settlement.value)
+    def _play(
+        self, table: TableSegment, results: Mapping[int, HandResult], changed: int
+    ) -> TablePlay:
+        """The table's hands played in order by the format's ruleset, with hand `changed`
+        entered, corrected or voided. A refusal of a later hand refuses the change: in an
+        Ari Ari game every hand depends on the ones before it."""
+        ruleset = RULESETS[self.format.ruleset]
+        try:
+            return ruleset.play(table.seats, sorted(results.items()), self.format)
+        except HandRefused as refused:
+            violation = refused.violation
+            if refused.hand == changed:
+                raise violation from refused
+            raise IllegalMove(
+                violation.rule,
+                "hand",
+                f"this change to hand {changed} would make hand {refused.hand} illegal "
+                f"({violation.field}: {violation.message}); correct or void the later hands first",
+            ) from refused
 
     def _void(self, event: HandVoided) -> None:
         state = self._open_round(event.round)
         table = self._table(state, event.segment, event.table)
-        settlement = table.settlements.pop(event.hand, None)
-        if settlement is None:
+        if event.hand not in table.hands:
             raise IllegalMove(
                 "CONTRACT §1", "hand", f"table {event.table} has no hand {event.hand} to void"
             )
+        results = table.results()
+        del results[event.hand]
+        table.replay(self._play(table, results, event.hand), state)
         del table.hands[event.hand]
-        self._unsettle(state, settlement)
 
     def _penalize(self, event: PenaltyGiven) -> None:
         state = self._open_round(event.round)
