@@ -36,21 +36,38 @@ class Ruleset(Protocol):
     kinds: tuple[str, ...]
 
     def play(
-        self, seats: Seats, played: Sequence[tuple[int, HandResult]], fmt: Format
+        self,
+        seats: Seats,
+        played: Sequence[tuple[int, HandResult]],
+        fmt: Format,
+        before: Mapping[int, Settlement],
+        changed: int,
     ) -> TablePlay:
-        """Settle the table's hands in order; raises HandRefused at the first bad one."""
+        """Settle the table's hands in order, `before` being their settlements before
+        hand `changed` was entered, corrected or voided; raises HandRefused at the first
+        hand that breaks a rule."""
         ...
 
 
 class Wsom:
+    """WSOM hands are independent (rule HS-2): only the changed hand is settled again."""
+
     name = "wsom"
     kinds: tuple[str, ...] = WSOM_KINDS
 
     def play(
-        self, seats: Seats, played: Sequence[tuple[int, HandResult]], fmt: Format
+        self,
+        seats: Seats,
+        played: Sequence[tuple[int, HandResult]],
+        fmt: Format,
+        before: Mapping[int, Settlement],
+        changed: int,
     ) -> TablePlay:
         settlements = {}
         for number, result in played:
+            if number != changed and number in before:
+                settlements[number] = before[number]
+                continue
             try:
                 if not isinstance(result, hands.HandResult):
                     raise _wrong_ruleset(result.kind, self, "HS-1")
@@ -63,16 +80,23 @@ class Wsom:
 
 
 class AriAri:
+    """An Ari Ari game is played again from its first deal (rules AA-5, AA-6, AA-8)."""
+
     name = "ariari"
     kinds: tuple[str, ...] = ariari.KINDS
 
     def play(
-        self, seats: Seats, played: Sequence[tuple[int, HandResult]], fmt: Format
+        self,
+        seats: Seats,
+        played: Sequence[tuple[int, HandResult]],
+        fmt: Format,
+        before: Mapping[int, Settlement],
+        changed: int,
     ) -> TablePlay:
         results = []
         for number, result in played:
             if not isinstance(result, ariari.AriAriResult):
-                raise HandRefused(number, _wrong_ruleset(result.kind, self, "AA-2"))
+                raise HandRefused(number, _wrong_ruleset(result.kind, self, "AA-30"))
             results.append((number, result))
         assert fmt.game is not None
         game = ariari.play_game(seats, results, fmt.game)

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 
 from app.domain import clocks
-from app.domain.ariari import Game, game_dealer
+from app.domain.ariari import AriAriResult, Game, game_dealer, with_table_state
 from app.domain.draw import RoundDraw, draw_round
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format, RoundFormat
@@ -75,16 +75,28 @@ class TableSegment:
     def last_hand(self) -> int:
         return max(self.hands, default=0)
 
+    def next_hand(self, planned: int) -> int | None:
+        """The number of the table's next hand; None when its segment has no more: all
+        `planned` hands are in, or its Ari Ari game has ended (rules AA-12 to AA-14)."""
+        number = self.last_hand + 1
+        if number > planned or (self.game is not None and self.game.ended is not None):
+            return None
+        return number
+
     def results(self) -> dict[int, HandResult]:
         return {number: hand.result for number, hand in self.hands.items()}
 
     def replay(self, play: TablePlay, state: RoundState) -> None:
         """Count the table's hands as `play` settles them now, instead of as before."""
-        for settlement in self.settlements.values():
-            state.count(settlement, -1)
+        for number in self.settlements.keys() | play.settlements.keys():
+            was, now = self.settlements.get(number), play.settlements.get(number)
+            if was is now or was == now:
+                continue
+            if was is not None:
+                state.count(was, -1)
+            if now is not None:
+                state.count(now, +1)
         self.settlements = dict(play.settlements)
-        for settlement in self.settlements.values():
-            state.count(settlement, +1)
         self.game = play.game
 
 
@@ -567,7 +579,10 @@ class Tournament:
         for player in event.seats:
             state.seat_of[(event.segment, player)] = event.table
         state.table_group[event.table] = group
-        state.tables[key] = TableSegment(group, event.seats)
+        seated = TableSegment(group, event.seats)
+        # an Ari Ari table's game starts at its seating (rule AA-1)
+        seated.replay(self._play(seated, {}, 1), state)
+        state.tables[key] = seated
 
     def _seat_cycle(self, state: RoundState, event: SeatingRecorded, key: TableKey) -> None:
         """rules SE-8, SE-9: seats at a cycle's start, the same four players."""
@@ -638,6 +653,25 @@ class Tournament:
         if event.key is not None:
             self.hand_keys[event.key] = event
 
+    def with_table_state(self, event: HandRecorded) -> HandRecorded:
+        """An Ari Ari hand with the dealer and counters it is played with filled in where
+        the judge left them out, so the log records them and a replay checks them (rules
+        AA-6, AA-8). Any other hand, or one the table cannot place yet, is returned as is:
+        `apply` refuses what is wrong with it."""
+        state = self.rounds.get(event.round)
+        table = None if state is None else state.tables.get((event.segment, event.table))
+        if table is None or table.game is None or not isinstance(event.result, AriAriResult):
+            return event
+        game = table.game
+        played = {hand.number: hand for hand in game.hands}
+        if event.hand in played:
+            dealer, counters = played[event.hand].dealer, played[event.hand].counters
+        elif event.hand == table.last_hand + 1 and game.dealer is not None:
+            dealer, counters = game.dealer, game.counters
+        else:
+            return event
+        return replace(event, result=with_table_state(event.result, dealer, counters))
+
     def _check_dealt_in_time(self, event: HandRecorded, table: TableSegment) -> None:
         """rule CL-3: where the clock can end the segment, a new hand counts only if its
         deal was recorded in time (check_deal refused late deals). A log line carries no
@@ -662,7 +696,9 @@ class Tournament:
         Ari Ari game every hand depends on the ones before it."""
         ruleset = RULESETS[self.format.ruleset]
         try:
-            return ruleset.play(table.seats, sorted(results.items()), self.format)
+            return ruleset.play(
+                table.seats, sorted(results.items()), self.format, table.settlements, changed
+            )
         except HandRefused as refused:
             violation = refused.violation
             if refused.hand == changed:
