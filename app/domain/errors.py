@@ -25,6 +25,17 @@ class IllegalMove(RuleViolation):
     Maps to HTTP 409."""
 
 
+class HandRefused(Exception):
+    """Hand `hand` of a table's segment breaks a rule. Where hands depend on the ones
+    before them (an Ari Ari game), a correction of an earlier hand can make a later hand
+    illegal, so the table's play names the hand it stopped at."""
+
+    def __init__(self, hand: int, violation: RuleViolation) -> None:
+        super().__init__(f"hand {hand}: {violation}")
+        self.hand = hand
+        self.violation = violation
+
+
 class LogError(Exception):
     """A line of a tournament log breaks a rule; carries the 1-based line number."""
 

@@ -11,10 +11,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
+from app.domain.ariari import AriAriRules, rules_from_log
 from app.domain.errors import MalformedInput
 from app.domain.numbers import parse_rate
 
-SegmentKind = Literal["half", "quarter", "session"]
+# "game": an Ari Ari segment, one game that ends by rules AA-12 to AA-14
+SegmentKind = Literal["half", "quarter", "session", "game"]
+SEGMENT_KINDS: tuple[SegmentKind, ...] = ("half", "quarter", "session", "game")
 # How seats change at each cycle's start within a segment (rules SE-6 to SE-9):
 # "swap" halves (SE-6), "redraw" quarters of one cycle (SE-7), "rotate" the WSOM 2008
 # final (SE-8), "all_orders" the WSOM 2007 final (SE-9).
@@ -24,9 +27,14 @@ DEFAULT_SEAT_PATTERN: dict[str, SeatPattern] = {
     "half": "swap",
     "quarter": "redraw",
     "session": "rotate",
+    "game": "redraw",  # rule AA-12: an Ari Ari game keeps its seats; the deal moves (AA-8)
 }
 GROUP_NAMES = ("A", "B")
 HANDS_PER_CYCLE = 4  # rule FM-7: every player deals exactly once in a cycle
+# rule AA-23 (docs/ariari.md): an Ari Ari game has no planned number of hands; a table
+# takes at most this many, far more than any game needs
+MAX_GAME_HANDS = 100
+RULESETS = ("wsom", "ariari")
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,8 @@ class RoundFormat:
     @property
     def shape_rule(self) -> str:
         """The rule that gives this round its segments and hands."""
+        if self.segment_kind == "game":
+            return "AA-12"
         if self.is_final:
             return "FM-5"
         if self.number == 1:
@@ -81,6 +91,7 @@ class Format:
     max_value: int = 320  # rule HS-3
     early_start_minutes: int = 5  # rule CL-2
     ruleset: str = "wsom"
+    game: AriAriRules | None = None  # the Ari Ari game rules, for ruleset "ariari"
 
     @property
     def final_round(self) -> int:
@@ -165,6 +176,22 @@ def _wsom(
     return Format(name=name, rounds=tuple(rounds), early_start_minutes=early)
 
 
+def _ariari_round(number: int, advance: int | None, games: int) -> RoundFormat:
+    return RoundFormat(
+        number=number,
+        groups=1,
+        segments=games,
+        hands_per_segment=MAX_GAME_HANDS,
+        segment_kind="game",
+        advance=advance,
+        carry_over_rate=QUARTER_RATE,
+        time_limit_minutes=None,  # a game ends by rules AA-12 to AA-14, not by the clock
+        break_minutes=10,
+        break_after_cycles=None,
+        seat_pattern="redraw",
+    )
+
+
 # rule CL-1: WSOM 2008 halves are 70 minutes in rounds 1-4 and 60 in rounds 5-6;
 # quarters 30 minutes; WSOM 2007 halves are all 70 and quarters 35. rule FM-5: the
 # 2008 final is 1 session, the 2007 final 2.
@@ -184,6 +211,14 @@ PRESETS: Mapping[str, Format] = {
         sessions=2,
         early=10,
         final_seats="all_orders",  # rule SE-9
+    ),
+    # A two-round Ari Ari tournament (docs/ariari.md): two East-South games in round 1;
+    # the best 4 play one more game in the final.
+    "ariari": Format(
+        name="ariari",
+        rounds=(_ariari_round(1, 4, 2), _ariari_round(2, None, 1)),
+        ruleset="ariari",
+        game=AriAriRules(),
     ),
 }
 
@@ -210,6 +245,7 @@ _CUSTOM_KEYS = {
     "max_value",
     "early_start",
     "ruleset",
+    "game",
 }
 _ROUND_KEYS = {
     "groups",
@@ -239,12 +275,25 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
         raise MalformedInput("FM-1", "format.name", "must be a non-empty string")
     if "rounds" in raw and "preset" in raw:
         raise MalformedInput("FM-1", "format", "give either rounds or a preset, not both")
+    ruleset = raw.get("ruleset")
+    if ruleset is not None and ruleset not in RULESETS:
+        raise MalformedInput(
+            "FM-1", "format.ruleset", f"unknown ruleset {ruleset!r}; use one of {RULESETS}"
+        )
     if "rounds" in raw:
-        rounds = _custom_rounds(raw["rounds"])
-        base = PRESETS["wsom2008"]
+        base = PRESETS["ariari" if ruleset == "ariari" else "wsom2008"]
+        rounds = _custom_rounds(raw["rounds"], base.ruleset)
     else:
-        base = format_from_log(raw.get("preset", "wsom2008"))
+        base = format_from_log(raw.get("preset", "ariari" if ruleset == "ariari" else "wsom2008"))
         rounds = base.rounds
+    if ruleset is not None and ruleset != base.ruleset:
+        raise MalformedInput(
+            "FM-1",
+            "format.ruleset",
+            f"the preset {base.name!r} plays {base.ruleset}; its rounds cannot play {ruleset}",
+        )
+    if base.ruleset != "ariari" and "game" in raw:
+        raise MalformedInput("FM-1", "format.game", "only an Ari Ari format has game rules")
     if "advance" in raw:
         rounds = _override_advances(rounds, raw["advance"])
     fmt = Format(
@@ -253,12 +302,11 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
         min_value=_int_field(raw, "min_value", base.min_value, minimum=0),
         max_value=_int_field(raw, "max_value", base.max_value, minimum=1),
         early_start_minutes=_int_field(raw, "early_start", base.early_start_minutes, minimum=0),
-        ruleset=raw.get("ruleset", base.ruleset),
+        ruleset=base.ruleset,
+        game=rules_from_log(raw.get("game")) if base.ruleset == "ariari" else None,
     )
     if fmt.min_value > fmt.max_value:
         raise MalformedInput("HS-3", "format.min_value", "is above format.max_value")
-    if fmt.ruleset != "wsom":
-        raise MalformedInput("FM-1", "format.ruleset", f"unknown ruleset {fmt.ruleset!r}")
     validate_advances(fmt)
     return fmt
 
@@ -272,7 +320,7 @@ def _int_field(
     return value
 
 
-def _custom_rounds(raw: object) -> tuple[RoundFormat, ...]:
+def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
     if not isinstance(raw, list) or len(raw) < 2:
         raise MalformedInput(
             "FM-1", "format.rounds", "must list the elimination rounds and then the final"
@@ -294,15 +342,30 @@ def _custom_rounds(raw: object) -> tuple[RoundFormat, ...]:
         groups = _int_field(item, "groups", 1, minimum=1, where=where)
         if groups > (2 if number == 1 else 1):
             raise MalformedInput("FM-2", f"{where}.groups", "only round 1 may have 2 groups")
-        hands = _int_field(
-            item, "hands", 16 if is_final else 8, minimum=HANDS_PER_CYCLE, where=where
-        )
+        if ruleset == "ariari":
+            if "hands" in item:
+                raise MalformedInput(
+                    "AA-12", f"{where}.hands", "an Ari Ari segment is a game: it ends by its rules"
+                )
+            hands = MAX_GAME_HANDS  # rule AA-23
+        else:
+            hands = _int_field(
+                item, "hands", 16 if is_final else 8, minimum=HANDS_PER_CYCLE, where=where
+            )
         if hands % HANDS_PER_CYCLE:
             # rule FM-7: a segment is whole cycles, so every player deals equally often
             raise MalformedInput("FM-7", f"{where}.hands", "must be a multiple of 4 (whole cycles)")
-        kind = item.get("kind", "session" if is_final else "half")
-        if kind not in ("half", "quarter", "session"):
-            raise MalformedInput("FM-1", f"{where}.kind", "must be half, quarter or session")
+        kind = item.get(
+            "kind", "game" if ruleset == "ariari" else "session" if is_final else "half"
+        )
+        if kind not in SEGMENT_KINDS or (kind == "game") != (ruleset == "ariari"):
+            raise MalformedInput(
+                "FM-1",
+                f"{where}.kind",
+                "must be game in an Ari Ari format"
+                if ruleset == "ariari"
+                else "must be half, quarter or session",
+            )
         rate_text = item.get("carry_over_rate", "1/4")
         if not isinstance(rate_text, str):
             raise MalformedInput("SC-3", f"{where}.carry_over_rate", 'must be a string like "1/4"')
@@ -310,7 +373,7 @@ def _custom_rounds(raw: object) -> tuple[RoundFormat, ...]:
             rate = parse_rate(rate_text)
         except ValueError as error:
             raise MalformedInput("SC-3", f"{where}.carry_over_rate", str(error)) from error
-        limit = item.get("time_limit", None if is_final else 70)
+        limit = item.get("time_limit", None if is_final or ruleset == "ariari" else 70)
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
         ):

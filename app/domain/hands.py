@@ -59,6 +59,15 @@ class Settlement:
     deltas: tuple[tuple[PlayerId, int], ...]
     winner: PlayerId | None
     value: int | None
+    # rule AA-4: the other winners on the same discard, with their values (Ari Ari)
+    more_wins: tuple[tuple[PlayerId, int], ...] = ()
+
+    @property
+    def wins(self) -> tuple[tuple[PlayerId, int], ...]:
+        """Every (winner, value) of the hand that counts for the tie-break (rule ST-4)."""
+        if self.winner is None or self.value is None:
+            return self.more_wins
+        return ((self.winner, self.value), *self.more_wins)
 
 
 def is_player_id(raw: object) -> bool:

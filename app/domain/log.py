@@ -15,8 +15,9 @@ from typing import Any
 
 from app.domain.errors import MalformedInput
 from app.domain.formats import Format, format_from_log
-from app.domain.hands import HandResult, PlayerId, is_player_id, parse_result, result_to_log
+from app.domain.hands import PlayerId, is_player_id
 from app.domain.numbers import exact, parse_amount, parse_rate
+from app.domain.rulesets import HandResult, parse_result, result_to_log
 
 # Fields any line may carry: who entered it and when (written by the server, issue 4).
 # They never change what the line means, so replay ignores them.

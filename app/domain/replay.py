@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from app.domain.ariari import END_WORDS, Game
 from app.domain.errors import LogError, MalformedInput, RuleViolation
 from app.domain.log import (
     Event,
@@ -20,6 +21,8 @@ from app.domain.log import (
 from app.domain.numbers import exact, shown
 from app.domain.standings import Standings, TieAtCut
 from app.domain.tournament import TableClock, Tournament
+
+WINDS = ("east", "south", "west", "north")  # the seats of a game's starting East onwards
 
 
 def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tournament:
@@ -78,6 +81,7 @@ def report(tournament: Tournament) -> dict[str, Any]:
         "rounds": [
             standings_report(tournament.standings(number), state.format.advance)
             | _draw_report(tournament, number)
+            | _games_report(tournament, number)
             for number, state in sorted(tournament.rounds.items())
         ],
         "final_ranking": [
@@ -105,6 +109,48 @@ def _draw_report(tournament: Tournament, round_number: int) -> dict[str, Any]:
         for segment, player, drawn_at, seated in tournament.draw_deviations(round_number)
     ]
     return {"draw": {"seed": drawn.seed, "repeats": drawn.repeats, "deviations": deviations}}
+
+
+def _games_report(tournament: Tournament, round_number: int) -> dict[str, Any]:
+    """Ari Ari rounds: each table's game with its points, bets, uma and results (AA-17)."""
+    state = tournament.rounds[round_number]
+    games = [
+        game_report(segment, table_number, table.game)
+        for (segment, table_number), table in sorted(state.tables.items())
+        if table.game is not None
+    ]
+    return {"games": games} if tournament.format.game is not None else {}
+
+
+def game_report(segment: int, table_number: int, game: Game) -> dict[str, Any]:
+    """One Ari Ari game as it stands: while it is played, the dealer, counters and bets
+    for the next hand; once it has ended, each player's place, leftover bets, uma and
+    result (rules AA-12 to AA-17). `result` is the game's part of the play score."""
+    standings = {s.player: s for s in game.standings}
+    results = game.results()
+    return {
+        "segment": segment,
+        "table": table_number,
+        "hands": len(game.hands),
+        "ended": game.ended is not None,
+        "end_rule": game.ended,
+        "end": None if game.ended is None else END_WORDS[game.ended],
+        "dealer": game.dealer,
+        "counters": game.counters,
+        "bets": game.bets,
+        "players": [
+            {
+                "player": player,
+                "seat": wind,
+                "points": points,
+                "place": standings[player].place if standings else None,
+                "bets": standings[player].bets if standings else None,
+                "uma": standings[player].uma if standings else None,
+                "result": results[player],
+            }
+            for wind, (player, points) in zip(WINDS, game.points, strict=True)
+        ],
+    }
 
 
 def standings_report(standings: Standings, advance: int | None) -> dict[str, Any]:

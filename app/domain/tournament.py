@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
 
 from app.domain import clocks
+from app.domain.ariari import AriAriResult, Game, game_dealer, with_table_state
 from app.domain.draw import RoundDraw, draw_round
-from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format, RoundFormat
-from app.domain.hands import PlayerId, Settlement, settle
+from app.domain.hands import PlayerId, Settlement
 from app.domain.log import (
     CarryOverRateSet,
     DealRecorded,
@@ -40,6 +41,7 @@ from app.domain.log import (
     TournamentDeclared,
 )
 from app.domain.prizes import FinalPlace, final_ranking
+from app.domain.rulesets import RULESETS, HandResult, TablePlay
 from app.domain.seats import Seats, cycle_seats, dealer
 from app.domain.standings import RoundScores, Standings, rank_round
 
@@ -67,9 +69,35 @@ class TableSegment:
     play_all: bool = False
     completed_at: dict[int, datetime] = dataclasses.field(default_factory=dict)
 
+    game: Game | None = None  # an Ari Ari table's game as its hands played it
+
     @property
     def last_hand(self) -> int:
         return max(self.hands, default=0)
+
+    def next_hand(self, planned: int) -> int | None:
+        """The number of the table's next hand; None when its segment has no more: all
+        `planned` hands are in, or its Ari Ari game has ended (rules AA-12 to AA-14)."""
+        number = self.last_hand + 1
+        if number > planned or (self.game is not None and self.game.ended is not None):
+            return None
+        return number
+
+    def results(self) -> dict[int, HandResult]:
+        return {number: hand.result for number, hand in self.hands.items()}
+
+    def replay(self, play: TablePlay, state: RoundState) -> None:
+        """Count the table's hands as `play` settles them now, instead of as before."""
+        for number in self.settlements.keys() | play.settlements.keys():
+            was, now = self.settlements.get(number), play.settlements.get(number)
+            if was is now or was == now:
+                continue
+            if was is not None:
+                state.count(was, -1)
+            if now is not None:
+                state.count(now, +1)
+        self.settlements = dict(play.settlements)
+        self.game = play.game
 
 
 @dataclass
@@ -105,6 +133,17 @@ class RoundState:
     @property
     def number(self) -> int:
         return self.format.number
+
+    def count(self, settlement: Settlement, sign: int) -> None:
+        """Add a hand's settlement to the round (sign +1), or take it back out (-1)."""
+        for player, delta in settlement.deltas:
+            self.play[player] = self.play.get(player, 0) + sign * delta  # rule SC-1
+        for winner, value in settlement.wins:  # rules HS-4, AA-22
+            values = self.winning_values.setdefault(winner, [])
+            if sign > 0:
+                values.append(value)
+            else:
+                values.remove(value)
 
     def scores(self) -> RoundScores:
         return RoundScores(
@@ -457,7 +496,11 @@ class Tournament:
     def dealer(
         self, round_number: int, segment: int, table_number: int, hand: int
     ) -> PlayerId | None:
-        """Who deals `hand` of a table's segment (rule FM-7)."""
+        """Who deals `hand` of a table's segment (rule FM-7; rule AA-8 in an Ari Ari
+        game, where None means the game has ended)."""
+        if self.format.game is not None:
+            table = self._table(self.rounds[round_number], segment, table_number)
+            return game_dealer(table.game, table.seats, hand)
         return dealer(self.cycles(round_number, segment, table_number), hand)
 
     def table_clocks(self, now: datetime) -> list[TableClock]:
@@ -536,7 +579,10 @@ class Tournament:
         for player in event.seats:
             state.seat_of[(event.segment, player)] = event.table
         state.table_group[event.table] = group
-        state.tables[key] = TableSegment(group, event.seats)
+        seated = TableSegment(group, event.seats)
+        # an Ari Ari table's game starts at its seating (rule AA-1)
+        seated.replay(self._play(seated, {}, 1), state)
+        state.tables[key] = seated
 
     def _seat_cycle(self, state: RoundState, event: SeatingRecorded, key: TableKey) -> None:
         """rules SE-8, SE-9: seats at a cycle's start, the same four players."""
@@ -596,24 +642,35 @@ class Tournament:
         if not is_correction:
             self._check_open_segment(state, event.segment, table)
             self._check_dealt_in_time(event, table)
-        settlement = settle(
-            event.result,
-            table.seats,
-            min_value=self.format.min_value,
-            max_value=self.format.max_value,
+        table.replay(
+            self._play(table, {**table.results(), event.hand: event.result}, event.hand), state
         )
-        old = table.settlements.get(event.hand)
-        if old is not None:
-            self._unsettle(state, old)  # a correction replaces the earlier hand (CONTRACT §1)
-        self._settle(state, settlement)
         table.hands[event.hand] = event
-        table.settlements[event.hand] = settlement
         if at is not None and event.hand not in table.entered:
             table.completed_at[event.hand] = at
         table.entered.add(event.hand)
         state.started = True
         if event.key is not None:
             self.hand_keys[event.key] = event
+
+    def with_table_state(self, event: HandRecorded) -> HandRecorded:
+        """An Ari Ari hand with the dealer and counters it is played with filled in where
+        the judge left them out, so the log records them and a replay checks them (rules
+        AA-6, AA-8). Any other hand, or one the table cannot place yet, is returned as is:
+        `apply` refuses what is wrong with it."""
+        state = self.rounds.get(event.round)
+        table = None if state is None else state.tables.get((event.segment, event.table))
+        if table is None or table.game is None or not isinstance(event.result, AriAriResult):
+            return event
+        game = table.game
+        played = {hand.number: hand for hand in game.hands}
+        if event.hand in played:
+            dealer, counters = played[event.hand].dealer, played[event.hand].counters
+        elif event.hand == table.last_hand + 1 and game.dealer is not None:
+            dealer, counters = game.dealer, game.counters
+        else:
+            return event
+        return replace(event, result=with_table_state(event.result, dealer, counters))
 
     def _check_dealt_in_time(self, event: HandRecorded, table: TableSegment) -> None:
         """rule CL-3: where the clock can end the segment, a new hand counts only if its
@@ -631,33 +688,39 @@ class Tournament:
                 "segment the judge records each deal so the server knows it was in time",
             )
 
-    @staticmethod
-    def _settle(state: RoundState, settlement: Settlement) -> None:
-        play = state.play
-        for player, delta in settlement.deltas:
-            play[player] = play.get(player, 0) + delta  # rule SC-1
-        if settlement.winner is not None and settlement.value is not None:
-            state.winning_values.setdefault(settlement.winner, []).append(
-                settlement.value
-            )  # rule HS-4
-
-    @staticmethod
-    def _unsettle(state: RoundState, settlement: Settlement) -> None:
-        for player, delta in settlement.deltas:
-            state.play[player] -= delta
-        if settlement.winner is not None and settlement.value is not None:
-            state.winning_values[settlement.winner].remove(settlement.value)
+    def _play(
+        self, table: TableSegment, results: Mapping[int, HandResult], changed: int
+    ) -> TablePlay:
+        """The table's hands played in order by the format's ruleset, with hand `changed`
+        entered, corrected or voided. A refusal of a later hand refuses the change: in an
+        Ari Ari game every hand depends on the ones before it."""
+        ruleset = RULESETS[self.format.ruleset]
+        try:
+            return ruleset.play(
+                table.seats, sorted(results.items()), self.format, table.settlements, changed
+            )
+        except HandRefused as refused:
+            violation = refused.violation
+            if refused.hand == changed:
+                raise violation from refused
+            raise IllegalMove(
+                violation.rule,
+                "hand",
+                f"this change to hand {changed} would make hand {refused.hand} illegal "
+                f"({violation.field}: {violation.message}); correct or void the later hands first",
+            ) from refused
 
     def _void(self, event: HandVoided) -> None:
         state = self._open_round(event.round)
         table = self._table(state, event.segment, event.table)
-        settlement = table.settlements.pop(event.hand, None)
-        if settlement is None:
+        if event.hand not in table.hands:
             raise IllegalMove(
                 "CONTRACT §1", "hand", f"table {event.table} has no hand {event.hand} to void"
             )
+        results = table.results()
+        del results[event.hand]
+        table.replay(self._play(table, results, event.hand), state)
         del table.hands[event.hand]
-        self._unsettle(state, settlement)
 
     def _penalize(self, event: PenaltyGiven) -> None:
         state = self._open_round(event.round)

@@ -82,7 +82,6 @@ def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
             if number != judge.table:
                 continue
             seated.update(table.seats)
-            next_hand = table.last_hand + 1
             cycles = tournament.cycles(state.number, segment, number)
             segments.append(
                 SegmentAtTable(
@@ -90,7 +89,7 @@ def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
                     seats=list(table.seats),
                     cycles=[None if c is None else list(c) for c in cycles],
                     hands_entered=sorted(table.hands),
-                    next_hand=next_hand if next_hand <= fmt.hands_per_segment else None,
+                    next_hand=table.next_hand(fmt.hands_per_segment),
                     closed=(table.group if state.number == 1 else "", segment) in state.closed,
                 )
             )

@@ -71,8 +71,57 @@ class PointsResult(BaseModel):
     value: int | None = None
 
 
+class AriAriFacts(BaseModel):
+    """What every Ari Ari result may carry (docs/log-format.md §8): riichi declarations
+    (AA-5), dead hands (AA-11), and the dealer and counters, which the server fills in
+    when they are left out (AA-6, AA-8)."""
+
+    riichi: list[PlayerRef] | None = None
+    dead: list[PlayerRef] | None = None
+    dealer: PlayerRef | None = None
+    counters: int | None = None
+
+
+class AriAriWin(BaseModel):
+    winner: PlayerRef
+    yaku: int
+    fan: int | None = None
+    fu: int | None = None
+    limit: str | None = Field(
+        default=None, description="mangan, haneman, baiman, sanbaiman or yakuman"
+    )
+
+
+class RonResult(AriAriFacts):
+    kind: Literal["ron"]
+    discarder: PlayerRef
+    wins: list[AriAriWin] = Field(description="One or more winners on the discard (AA-4)")
+
+
+class TsumoResult(AriAriFacts, AriAriWin):
+    kind: Literal["tsumo"]
+
+
+class ExhaustiveDrawResult(AriAriFacts):
+    kind: Literal["exhaustive_draw"]
+    tenpai: list[PlayerRef] = []
+
+
+class ChomboResult(AriAriFacts):
+    kind: Literal["chombo"]
+    offender: PlayerRef
+
+
 HandResultBody = Annotated[
-    SelfDrawResult | DiscardResult | DrawResult | PointsResult, Field(discriminator="kind")
+    SelfDrawResult
+    | DiscardResult
+    | DrawResult
+    | PointsResult
+    | RonResult
+    | TsumoResult
+    | ExhaustiveDrawResult
+    | ChomboResult,
+    Field(discriminator="kind"),
 ]
 
 
@@ -176,7 +225,7 @@ def submit_hand(
     def build(tournament: Tournament) -> Any:
         event = hand_event(raw, key)
         check_new_hand(tournament, event)
-        return event
+        return tournament.with_table_state(event)
 
     status, answer = submit_once(store, tournament_id, _scope(judge), key, raw, build)
     return _answer(status, answer)
@@ -199,7 +248,7 @@ def correct_hand(
         fields = {k: v for k, v in raw.items() if k != "reason"}
         event = hand_event(fields, key, reason=body.reason)
         check_correction(tournament, event)
-        return event
+        return tournament.with_table_state(event)
 
     status, answer = submit_once(store, tournament_id, _scope(judge), key, raw, build)
     return _answer(status, answer)

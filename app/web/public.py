@@ -18,7 +18,7 @@ from sqlmodel import Session
 from app.db import queries
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
-from app.domain.replay import clock_report
+from app.domain.replay import clock_report, game_report
 from app.domain.tournament import RoundState, Tournament
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
@@ -185,6 +185,11 @@ class TableRow(BaseModel):
     next_dealer: PlayerRef | None
     closed: bool
     clock: ClockReport | None = Field(description="Only for each table's current segment")
+    game: dict[str, Any] | None = Field(
+        default=None,
+        description="Ari Ari tables: the game as it stands (dealer, counters, bets, points; "
+        "places, uma and results once it has ended), as in replay's `games`",
+    )
 
 
 class TablesAnswer(BaseModel):
@@ -346,8 +351,7 @@ def tables(
         }
         rows = []
         for (segment, number), table in sorted(state.tables.items()):
-            next_hand = table.last_hand + 1
-            planned = next_hand <= state.format.hands_per_segment
+            next_hand = table.next_hand(state.format.hands_per_segment)
             clock = clocks.get((segment, number))
             rows.append(
                 TableRow(
@@ -357,12 +361,13 @@ def tables(
                     group=table.group or None,
                     seats=list(table.seats),
                     hands_entered=sorted(table.hands),
-                    next_hand=next_hand if planned else None,
-                    next_dealer=tournament.dealer(state.number, segment, number, next_hand)
-                    if planned
-                    else None,
+                    next_hand=next_hand,
+                    next_dealer=None
+                    if next_hand is None
+                    else tournament.dealer(state.number, segment, number, next_hand),
                     closed=(table.group, segment) in state.closed,
                     clock=None if clock is None else ClockReport(**clock_report(clock)),
+                    game=None if table.game is None else game_report(segment, number, table.game),
                 )
             )
         return TablesAnswer(version=version, round=state.number, tables=rows)

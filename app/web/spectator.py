@@ -135,7 +135,7 @@ def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[
             )
             for number, settlement in sorted(table.settlements.items())
         ]
-        finished = table.last_hand >= planned or (
+        finished = table.next_hand(planned) is None or (
             (table.group if state.number == 1 else "", segment) in state.closed
         )
         blocks.append(
