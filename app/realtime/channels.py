@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from app.domain.replay import clock_report, standings_report
-from app.domain.tournament import Tournament
+from app.domain.replay import clock_report, game_report, standings_report
+from app.domain.rulesets import result_to_log
+from app.domain.tournament import TableSegment, Tournament
 
 SEAT_NAMES = ("east", "south", "west", "north")
 # Fields of a clock report that follow from the time alone: a display computes them from
@@ -86,9 +87,8 @@ class States:
             return {"round": current.number, "table": table, "segment": None}
         segment = clock["segment"] if clock is not None else segments[0]
         seated = current.tables[(segment, table)]
-        next_hand = seated.last_hand + 1
-        planned = next_hand <= current.format.hands_per_segment
-        return {
+        next_hand = seated.next_hand(current.format.hands_per_segment)
+        state = {
             "round": current.number,
             "table": table,
             "segment": segment,
@@ -104,12 +104,17 @@ class States:
                 }
                 for number in sorted(seated.hands)
             ],
-            "next_hand": next_hand if planned else None,
+            "next_hand": next_hand,
             "next_dealer": (
-                tournament.dealer(current.number, segment, table, next_hand) if planned else None
+                None
+                if next_hand is None
+                else tournament.dealer(current.number, segment, table, next_hand)
             ),
             "clock": clock,
         }
+        if seated.game is not None:
+            _add_game(state, seated, segment, table)
+        return state
 
     def player(self, player_id: str) -> dict[str, Any]:
         """One player in the current round: their standing and where they sit."""
@@ -138,6 +143,35 @@ class States:
             "seats": seats,
             "winning_hands": sorted(current.winning_values.get(player, ()), reverse=True),
         }
+
+
+def _add_game(state: dict[str, Any], seated: TableSegment, segment: int, table: int) -> None:
+    """An Ari Ari table's game for the judge's tablet and the table overlay: the points, the
+    dealer, counters and riichi bets of the next hand (rules AA-5, AA-6, AA-8), and of each
+    hand played, so that the tablet can review a correction as the server will play it."""
+    game = seated.game
+    assert game is not None
+    passes = 0  # how often the deal has passed before each hand (rule AA-8, for the wind)
+    by_number = {}
+    for index, played in enumerate(game.hands):
+        if index and played.dealer != game.hands[index - 1].dealer:
+            passes += 1
+        by_number[played.number] = (played, passes)
+    if game.hands and game.dealer is not None and game.dealer != game.hands[-1].dealer:
+        passes += 1
+    for row in state["hands"]:
+        played, before = by_number[row["hand"]]
+        row |= {
+            "counters": played.counters,
+            "bets_before": played.bets_before,
+            "passes": before,
+            "result": result_to_log(seated.hands[row["hand"]].result),
+        }
+    state["game"] = {
+        **game_report(segment, table, game),
+        "points": {str(p): points for p, points in game.points},
+        "passes": passes,
+    }
 
 
 def change(channel: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:

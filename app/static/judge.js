@@ -441,7 +441,7 @@ class Tablet {
         ended: null,
       };
     }
-    let game = { ...base, ...server };
+    let game = { ...base, ...server, ended: server.end_rule };
     let next = Math.max(0, ...hands.map((h) => h.hand)) + 1;
     for (const entry of this.pending()) {
       if (entry.body.segment !== segment) continue;
@@ -542,7 +542,7 @@ class Tablet {
   // Why the game at the table ended before hand `next`, or null while it goes on.
   gameEnded(segment, next) {
     const server = this.serverGame(segment);
-    if (server?.ended) return server.ended;
+    if (server?.end_rule) return server.end_rule;
     const before = this.gameBefore(segment, next - 1);
     if (!before || next === 1) return null;
     const row = this.pending().find((e) => e.endpoint === "hands" && e.body.segment === segment && e.body.hand === next - 1);
@@ -790,7 +790,9 @@ class Tablet {
         el("td", {
           colspan: String(players.length + 3),
           class: "note",
-          text: "Each cell: the hand's point change, and below it the running total in this segment. The bar marks who dealt.",
+          text: this.isAriAri()
+            ? "Each cell: the hand's point change (riichi bets included), and below it the player's points. The bar marks who dealt."
+            : "Each cell: the hand's point change, and below it the running total in this segment. The bar marks who dealt.",
         }),
       ),
     );
@@ -1330,7 +1332,7 @@ class Tablet {
           disabled: (p) => p === draft.discarder,
           tap: (p) => {
             toggle(draft.winners, p);
-            draft.wins[p] ??= { fan: null, fu: null, limit: null, yaku: 1 };
+            draft.wins[p] ??= { fan: 1, fu: null, limit: null, yaku: 1 };
           },
         }),
       );
@@ -1340,7 +1342,7 @@ class Tablet {
           selected: (p) => draft.winners.includes(p),
           tap: (p) => {
             draft.winners = [p];
-            draft.wins[p] ??= { fan: null, fu: null, limit: null, yaku: 1 };
+            draft.wins[p] ??= { fan: 1, fu: null, limit: null, yaku: 1 };
           },
         }),
       );

@@ -54,6 +54,17 @@ class PlayerName(BaseModel):
     country: str | None
 
 
+class GameRules(BaseModel):
+    """An Ari Ari format's game rules, for the tablet's review of a hand (rules AA-1, AA-9,
+    AA-12, AA-16)."""
+
+    length: str
+    start_points: int
+    tenpai_payment: int
+    uma: list[int]
+    rotations: int  # how often the deal passes before the game ends (rule AA-12)
+
+
 class WhoAmI(BaseModel):
     tournament: int
     table: int
@@ -66,6 +77,8 @@ class WhoAmI(BaseModel):
     early_start_minutes: int
     segments: list[SegmentAtTable]
     players: dict[str, PlayerName]  # str(id) -> name, everyone at this table in the round
+    ruleset: str = "wsom"
+    game: GameRules | None = None  # for ruleset "ariari"
 
 
 @router.get("/judge/whoami", response_model=WhoAmI)
@@ -110,6 +123,16 @@ def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
             early_start_minutes=tournament.format.early_start_minutes,
             segments=segments,
             players=players,
+            ruleset=tournament.format.ruleset,
+            game=None
+            if (rules := tournament.format.game) is None
+            else GameRules(
+                length=rules.length,
+                start_points=rules.start_points,
+                tenpai_payment=rules.tenpai_payment,
+                uma=list(rules.uma),
+                rotations=rules.rotations,
+            ),
         )
 
     return store.read(judge.tournament_id, view)
