@@ -273,13 +273,7 @@ def with_table_state(result: AriAriResult, dealer: PlayerId, counters: int) -> A
         dealer if facts.dealer is None else facts.dealer,
         counters if facts.counters is None else facts.counters,
     )
-    if isinstance(result, Ron):
-        return Ron(result.discarder, result.wins, filled)
-    if isinstance(result, Tsumo):
-        return Tsumo(result.win, filled)
-    if isinstance(result, ExhaustiveDraw):
-        return ExhaustiveDraw(result.tenpai, filled)
-    return Chombo(result.offender, filled)
+    return replace(result, facts=filled)
 
 
 # -- payments (rules AA-2, AA-3) --------------------------------------------------------

@@ -381,7 +381,14 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
         advance = item.get("advance")
         if advance is not None and (not isinstance(advance, int) or isinstance(advance, bool)):
             raise MalformedInput("FM-6", f"{where}.advance", "must be an integer")
-        after = item.get("break_after_cycles", 2 if is_final else None)
+        if ruleset == "ariari" and item.get("break_after_cycles") is not None:
+            # rule AA-8: a game's deal moves by its results, not by cycles
+            raise MalformedInput(
+                "CL-1",
+                f"{where}.break_after_cycles",
+                "an Ari Ari game has no cycles to break after",
+            )
+        after = item.get("break_after_cycles", 2 if is_final and ruleset == "wsom" else None)
         if after is not None and (
             not isinstance(after, int) or isinstance(after, bool) or after < 1
         ):

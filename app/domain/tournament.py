@@ -401,7 +401,10 @@ class Tournament:
         return clocks.SegmentClockFacts(
             scheduled_start=start,
             limit=limit,
-            planned_hands=round_format.hands_per_segment,
+            # rule AA-12: an Ari Ari game that has ended has played all its hands
+            planned_hands=table.last_hand
+            if table.game is not None and table.game.ended is not None
+            else round_format.hands_per_segment,
             extension=table.extension,
             early_start=table.early_start,
             deals=tuple(sorted(table.deals.items())),

@@ -72,8 +72,13 @@ class AdminRequest(BaseModel):
 class TournamentBody(AdminRequest):
     name: str = Field(min_length=1)
     format: str | dict[str, Any] = Field(
-        description='A preset ("wsom2008", "wsom2007") or a custom format object',
-        examples=["wsom2008", {"preset": "wsom2008", "advance": [8, 4]}],
+        description='A preset ("wsom2008", "wsom2007", "ariari") or a custom format object '
+        "(docs/log-format.md §7, §9)",
+        examples=[
+            "wsom2008",
+            {"preset": "wsom2008", "advance": [8, 4]},
+            {"ruleset": "ariari", "game": {"length": "east_only"}},
+        ],
     )
 
 

@@ -48,10 +48,11 @@ def line(fields: dict[str, Any]) -> str:
     return json.dumps(fields, ensure_ascii=False)
 
 
-def club_opening() -> list[str]:
-    """examples/club.jsonl up to its first hand: 8 players seated at 2 tables, round 1 open."""
+def club_opening(log: Path = CLUB_LOG) -> list[str]:
+    """examples/club.jsonl (or another log) up to its first hand: 8 players seated at 2
+    tables, round 1 open."""
     opening = []
-    for text in CLUB_LOG.read_text(encoding="utf-8").splitlines():
+    for text in log.read_text(encoding="utf-8").splitlines():
         if json.loads(text)["type"] == "hand":
             break
         opening.append(text)

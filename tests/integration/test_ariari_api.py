@@ -10,8 +10,7 @@ The played tournament is examples/ariari.jsonl up to its first hand: East-only g
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,10 @@ from fastapi.testclient import TestClient
 
 from app.domain.replay import replay_lines, report
 from app.services.store import TournamentStore
+from tests.integration.cli_runner import ROOT, scoreboard
 from tests.integration.judging_setup import (
     Setup,
+    club_opening,
     exported_report,
     hand,
     open_tournament,
@@ -31,22 +32,12 @@ from tests.integration.judging_setup import (
 )
 from tests.integration.test_judges_api import assert_problem
 
-ROOT = Path(__file__).resolve().parents[2]
 ARIARI_LOG = ROOT / "examples" / "ariari.jsonl"
-
-
-def opening() -> list[str]:
-    lines = []
-    for text in ARIARI_LOG.read_text(encoding="utf-8").splitlines():
-        if json.loads(text)["type"] == "hand":
-            break
-        lines.append(text)
-    return lines
 
 
 @pytest.fixture
 def cup(store: TournamentStore) -> Setup:
-    return open_tournament(store, opening())
+    return open_tournament(store, club_opening(ARIARI_LOG))
 
 
 def enter(client: TestClient, cup: Setup, table: int, number: int, result: dict[str, Any]) -> Any:
@@ -267,14 +258,7 @@ def test_the_log_imports_and_replays_to_the_same_standings(
 
 
 def test_scoreboard_replay_prints_the_games() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "replay", str(ARIARI_LOG)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    done = scoreboard("replay", ARIARI_LOG)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     final = result["rounds"][1]
@@ -295,13 +279,16 @@ def test_scoreboard_replay_names_the_line_and_rule_of_a_bad_hand(tmp_path: Path)
     lines[first_hand] = json.dumps(bad)
     log = tmp_path / "bad.jsonl"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "replay", str(log)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    done = scoreboard("replay", log)
     assert done.returncode != 0
     assert f"line {first_hand + 1}" in done.stderr and "AA-11" in done.stderr
+
+
+def test_scoreboard_import_loads_the_log_and_export_gives_it_back(database_url: str) -> None:
+    """`scoreboard import` (CONTRACT §2) takes an Ari Ari log like any other."""
+    env = {**os.environ, "SCOREBOARD_DATABASE_URL": database_url}
+    done = scoreboard("import", ARIARI_LOG, env=env)
+    assert done.returncode == 0, done.stderr
+    exported = scoreboard("export", done.stdout.strip(), env=env)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.splitlines() == ARIARI_LOG.read_text(encoding="utf-8").splitlines()

@@ -4,10 +4,12 @@ its ruleset, the tournament dispatches on it, and corrections replay the game.""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from app.domain import clocks
 from app.domain.ariari import AriAriRules, Chombo
 from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import MAX_GAME_HANDS, PRESETS, format_from_log
@@ -103,6 +105,12 @@ def test_custom_ariari_formats(raw: dict[str, Any], expected: AriAriRules) -> No
             id="a game in WSOM",
         ),
         pytest.param({"ruleset": "mcr"}, "FM-1", "format.ruleset", id="unknown ruleset"),
+        pytest.param(
+            {"ruleset": "ariari", "rounds": [{"advance": 4}, {"break_after_cycles": 2}]},
+            "CL-1",
+            "format.rounds[1].break_after_cycles",
+            id="CL-1 no cycles in a game",
+        ),
     ],
 )
 def test_bad_ariari_formats(raw: dict[str, Any], rule: str, field: str) -> None:
@@ -197,6 +205,23 @@ def test_the_round_counts_game_results_and_tie_break_values() -> None:
     tournament.apply(hand_line(1, correction))
     assert state.winning_values["d"] == []
     assert {p: state.play[p] for p in "abcd"} == {"a": -500, "b": 1_100, "c": -300, "d": -300}
+
+
+def test_the_clock_of_an_ended_game_is_finished() -> None:
+    """rules AA-12 to AA-14 with CL-6: a game that has ended shows finished, however few
+    hands it had; one still played shows its table running."""
+    tournament = opened()
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    assert clocks.clock_state(tournament.clock_facts(1, 1, 1), now).phase == "running"
+    yakuman = {
+        "kind": "ron",
+        "discarder": "a",
+        "wins": [{"winner": "b", "limit": "yakuman", "yaku": 1}],
+    }
+    tournament.apply(hand_line(1, yakuman))
+    facts = tournament.clock_facts(1, 1, 1)
+    assert (facts.hands_completed, facts.planned_hands) == (1, 1)
+    assert clocks.clock_state(facts, now).phase == "finished"
 
 
 def test_a_hand_after_the_game_is_refused_by_the_rule_that_ended_it() -> None:
