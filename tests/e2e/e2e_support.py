@@ -18,6 +18,16 @@ def wait_for(page: Any, predicate: str, timeout_ms: int = 10_000) -> None:
     page.wait_for_function(predicate, timeout=timeout_ms)
 
 
+def review_deltas(page: Any) -> dict[str, str]:
+    """The judge tablet's review screen: each row's point change as shown, by player id (and
+    "table" for the riichi bets an Ari Ari hand puts on or takes off the table)."""
+    rows = page.locator("#review-table tbody tr")
+    return {
+        rows.nth(i).get_attribute("data-player"): rows.nth(i).locator("td.num").inner_text()
+        for i in range(rows.count())
+    }
+
+
 class Tablets:
     """The judges' tablets of round 1, half 1, as the hall's tests drive them: deal and enter
     each table's next hand in order (the generated one, or a given result), correct a hand."""

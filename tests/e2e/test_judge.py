@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import wait_for
+from e2e_support import review_deltas, wait_for
 
 from app.domain.hands import parse_result, settle
 
@@ -91,14 +91,6 @@ def fill_hand(page: Any, result: dict[str, Any]) -> None:
     elif "value" in result:
         for digit in str(result["value"]):
             page.tap(f'#keypad [data-key="{digit}"]')
-
-
-def review_deltas(page: Any) -> dict[str, str]:
-    rows = page.locator("#review-table tbody tr")
-    return {
-        rows.nth(i).get_attribute("data-player"): rows.nth(i).locator("td.num").inner_text()
-        for i in range(rows.count())
-    }
 
 
 def shown(delta: int) -> str:

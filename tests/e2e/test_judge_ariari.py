@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import wait_for
+from e2e_support import review_deltas, wait_for
 
 from app.domain.ariari import (
     RIICHI_BET,
@@ -182,14 +182,6 @@ def tap_seat(page: Any, role: str, player: str) -> None:
     page.tap(f'[data-role="{role}"] [data-player="{player}"]')
 
 
-def review_rows(page: Any) -> dict[str, str]:
-    rows = page.locator("#review-table tbody tr")
-    return {
-        rows.nth(i).get_attribute("data-player"): rows.nth(i).locator("td.num").inner_text()
-        for i in range(rows.count())
-    }
-
-
 def server_table(club: Club, table: int) -> dict[str, Any]:
     answer = httpx.get(f"{club.base_url}/api/tournaments/{club.tournament_id}/tables")
     return next(row for row in answer.json()["tables"] if row["table"] == table)
@@ -229,7 +221,7 @@ def test_a_ron_with_a_riichi_is_reviewed_with_the_bets_and_lands(tablet: Any, cl
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         page.screenshot(path=str(SCREENS / "judge-ariari.png"), full_page=True)
     page.tap("#entry-review")
-    assert review_rows(page) == {
+    assert review_deltas(page) == {
         east: "−3900",
         south: "−1000",
         west: "+4900",
@@ -272,7 +264,7 @@ def test_hands_queued_offline_are_reviewed_from_the_game_before_them(
     tap_seat(page, "aa-tenpai", north)
     tap_seat(page, "aa-riichi", west)
     page.tap("#entry-review")
-    assert review_rows(page)["table"] == "+1000"
+    assert review_deltas(page)["table"] == "+1000"
     page.tap("#review-send")
     wait_for(page, "() => judgeTablet.entries.filter(e => e.status === 'queued').length === 1")
     assert page.text_content("#next-title") == "East 1 · hand 2"
@@ -285,7 +277,7 @@ def test_hands_queued_offline_are_reviewed_from_the_game_before_them(
     card = page.locator(f'.win-card[data-winner="{east}"]')
     card.locator('[data-field="limit"] [data-value="mangan"]').tap()
     page.tap("#entry-review")
-    assert review_rows(page) == {
+    assert review_deltas(page) == {
         east: "+13300",
         south: "−4100",
         west: "−4100",
