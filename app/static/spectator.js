@@ -331,6 +331,12 @@ function player() {
   }
 
   function resultText(hand) {
+    const kind = hand.result?.kind; // an Ari Ari table's result (rules AA-9, AA-10)
+    if (kind === "exhaustive_draw") return "Draw";
+    if (kind === "chombo") {
+      const offender = String(hand.result.offender);
+      return offender === pid ? "Chombo" : `${names[offender] ?? offender} chombo`;
+    }
     if (hand.winner === null || hand.winner === undefined) {
       return Object.values(hand.deltas).every((d) => d === 0) ? "Draw" : "Ruling";
     }

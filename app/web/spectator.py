@@ -105,9 +105,22 @@ class SegmentBlock:
     finished: bool
 
 
-def result_text(settlement: Settlement, player: PlayerId, names: dict[str, str]) -> str:
+def result_text(
+    settlement: Settlement,
+    player: PlayerId,
+    names: dict[str, str],
+    kind: str | None = None,
+    offender: PlayerId | None = None,
+) -> str:
     """The hand as the player sees it; spectator.js says it in the same words (from the
-    table channel, which has the winner, the value and the point changes)."""
+    table channel, which has the winner, the value and the point changes, and for an Ari Ari
+    table the result: a riichi bet moves points in a draw, rules AA-5, AA-9, AA-10)."""
+    if kind == "exhaustive_draw":
+        return "Draw"
+    if kind == "chombo":
+        return (
+            "Chombo" if offender == player else f"{names.get(str(offender), str(offender))} chombo"
+        )
     if settlement.winner is None:
         return "Draw" if all(d == 0 for _, d in settlement.deltas) else "Ruling"
     value = f" {settlement.value}" if settlement.value is not None else ""
@@ -129,7 +142,13 @@ def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[
         hands = [
             HandLine(
                 hand=number,
-                result=result_text(settlement, player, names),
+                result=result_text(
+                    settlement,
+                    player,
+                    names,
+                    table.hands[number].result.kind,
+                    getattr(table.hands[number].result, "offender", None),
+                ),
                 delta=dict(settlement.deltas).get(player, 0),
                 won=settlement.winner == player,
             )
