@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
-from app.domain.hands import PlayerId, Settlement, is_player_id
+from app.domain.hands import PlayerId, Settlement, check_fields, is_player_id
 
 Seats = tuple[PlayerId, PlayerId, PlayerId, PlayerId]  # starting east, south, west, north
 GameLength = Literal["east_south", "east_only"]
@@ -146,23 +146,12 @@ def _count(raw: object, field: str, rule: str, minimum: int) -> int:
     return raw
 
 
-def _check_keys(
-    raw: Mapping[str, Any], required: set[str], optional: set[str], field: str, what: str
-) -> None:
-    missing = required - set(raw)
-    if missing:
-        raise MalformedInput("AA-2", f"{field}.{sorted(missing)[0]}", f"is required for {what}")
-    unknown = set(raw) - required - optional
-    if unknown:
-        raise MalformedInput("AA-2", f"{field}.{sorted(unknown)[0]}", f"is not a field of {what}")
-
-
 def _win(raw: object, field: str) -> Win:
     if not isinstance(raw, dict):
         raise MalformedInput(
             "AA-2", field, "must be an object with winner, yaku and fan/fu or limit"
         )
-    _check_keys(raw, {"winner", "yaku"}, _WIN_KEYS - {"winner", "yaku"}, field, "a win")
+    check_fields(raw, {"winner", "yaku"}, _WIN_KEYS - {"winner", "yaku"}, field, "a win", "AA-2")
     fan = raw.get("fan")
     fu = raw.get("fu")
     limit = raw.get("limit")
@@ -201,7 +190,7 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
     """An Ari Ari `result` object (docs/log-format.md §7), checked for shape only."""
     kind = raw.get("kind")
     required, optional = _RESULT_KEYS[str(kind)]
-    _check_keys(raw, required, optional, field, f"a {kind}")
+    check_fields(raw, required, optional, field, f"a {kind}", "AA-2")
     counters = raw.get("counters")
     dealer = raw.get("dealer")
     facts = HandFacts(

@@ -95,6 +95,18 @@ _RESULT_KEYS = {
 }
 
 
+def check_fields(
+    raw: Mapping[str, Any], required: set[str], optional: set[str], field: str, what: str, rule: str
+) -> None:
+    """Refuse a missing or an unknown field of a result object, naming the first one."""
+    missing = required - set(raw)
+    if missing:
+        raise MalformedInput(rule, f"{field}.{sorted(missing)[0]}", f"is required for {what}")
+    unknown = set(raw) - required - optional
+    if unknown:
+        raise MalformedInput(rule, f"{field}.{sorted(unknown)[0]}", f"is not a field of {what}")
+
+
 def parse_result(raw: object, field: str = "result") -> HandResult:
     """The `result` object of a `hand` line (CONTRACT.md §1), checked for shape only."""
     if not isinstance(raw, dict):
@@ -105,12 +117,7 @@ def parse_result(raw: object, field: str = "result") -> HandResult:
             "HS-1", f"{field}.kind", f"{kind!r} is not one of self_draw, discard, draw, points"
         )
     required, optional = _RESULT_KEYS[kind]
-    missing = required - set(raw)
-    if missing:
-        raise MalformedInput("HS-1", f"{field}.{sorted(missing)[0]}", f"is required for a {kind}")
-    unknown = set(raw) - required - optional
-    if unknown:
-        raise MalformedInput("HS-1", f"{field}.{sorted(unknown)[0]}", f"is not a field of a {kind}")
+    check_fields(raw, required, optional, field, f"a {kind}", "HS-1")
     if kind == "self_draw":
         return SelfDraw(
             _player(raw["winner"], f"{field}.winner"),
