@@ -23,6 +23,7 @@ SEAT_NAMES = ("east", "south", "west", "north")
 # the server time and the deadline, so they are not sent, and they never make a change.
 TICKING = ("server_time", "seconds_left", "seconds_over", "break_seconds_left")
 KEYED = {"standings": "rows", "clocks": "tables"}
+TIMED = {"clocks", "table"}  # channel kinds whose state changes by time alone (rule CL-6)
 
 
 def channel_kind(channel: str) -> str:
