@@ -33,6 +33,28 @@ def shown(value: Fraction | int) -> str:
     return f"{sign}{whole}.{part:02d}"
 
 
+def exact_scaled(scaled: int, denominator: int) -> str:
+    """exact(Fraction(scaled, denominator)), without a Fraction when the value is whole.
+
+    Standings rows keep their values scaled over one denominator, and the live feed reports
+    a 1,000-player round after every hand: Fractions were most of that report's cost.
+    """
+    if denominator == 1:
+        return str(scaled)
+    return exact(Fraction(scaled, denominator))
+
+
+def shown_scaled(scaled: int, denominator: int) -> str:
+    """shown(Fraction(scaled, denominator)) in integers (denominator > 0).
+
+    rule SC-5: floor division rounds towards minus infinity, as shown() does.
+    """
+    cents = scaled * 100 // denominator
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}{whole}.{part:02d}"
+
+
 def parse_rate(text: str) -> Fraction:
     """Parse an exact rate string such as "1/4" (or "0.25"); raises ValueError otherwise.
 

@@ -18,7 +18,7 @@ from app.domain.log import (
     parse_event,
     parse_time,
 )
-from app.domain.numbers import exact, shown
+from app.domain.numbers import exact, exact_scaled, shown, shown_scaled
 from app.domain.standings import Standings, TieAtCut
 from app.domain.tournament import TableClock, Tournament
 
@@ -157,21 +157,21 @@ def standings_report(standings: Standings, advance: int | None) -> dict[str, Any
     """One round's standings, in the shape of CONTRACT.md §2 (also served by the API)."""
     rows = []
     for row in standings.rows:
-        distance = row.distance
+        distance, denominator = row.distance_scaled, row.denominator
         rows.append(
             {
                 "player": row.player,
                 "rank": row.rank,
-                "carry_in": exact(row.carry_in),
+                "carry_in": exact_scaled(row.carry_in_scaled, denominator),
                 "play": str(row.play),
-                "total": exact(row.total),
-                "shown": shown(row.total),
+                "total": exact_scaled(row.total_scaled, denominator),
+                "shown": shown_scaled(row.total_scaled, denominator),
                 "status": row.status,
                 "position": row.position,
                 # rule ST-3: points needed to reach the line (below) or margin over it (above)
                 "above_cut": row.above_cut,
-                "distance": None if distance is None else exact(distance),
-                "distance_shown": None if distance is None else shown(distance),
+                "distance": None if distance is None else exact_scaled(distance, denominator),
+                "distance_shown": None if distance is None else shown_scaled(distance, denominator),
             }
         )
     cut = standings.cut

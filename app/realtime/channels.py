@@ -4,12 +4,14 @@ Channels (CONTRACT §3): `standings` (the current round, with the cut line and e
 player's distance to it), `clocks` (every table's clock as server times and deadlines,
 never ticks: rule CL-6), `table:N` (one table of the current round) and `player:ID`.
 A state is a plain JSON-able dict; a change is what a client needs to go from one to the
-next: the rows that changed (standings, clocks) or the whole small state (table, player).
+next: the rows that changed and how the order moved (standings), the rows that changed
+(clocks), or the whole small state (table, player).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import bisect
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +24,7 @@ SEAT_NAMES = ("east", "south", "west", "north")
 # the server time and the deadline, so they are not sent, and they never make a change.
 TICKING = ("server_time", "seconds_left", "seconds_over", "break_seconds_left")
 KEYED = {"standings": "rows", "clocks": "tables"}
+TIMED = {"clocks", "table"}  # channel kinds whose state changes by time alone (rule CL-6)
 
 
 def channel_kind(channel: str) -> str:
@@ -177,15 +180,19 @@ def _add_game(state: dict[str, Any], seated: TableSegment, segment: int, table: 
 def change(channel: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:
     """What turns `old` into `new`, or None when nothing changed.
 
-    Keyed channels send only the rows that changed (`mode: "patch"`, with `removed` keys)
-    plus their other fields; the others send the whole state (`mode: "replace"`). A new
-    round is always a replace: nearly every row changes.
+    The standings send `mode: "moves"` (standings_moves); the clocks send only the rows that
+    changed (`mode: "patch"`, with `removed` keys) plus their other fields; the others send
+    the whole state (`mode: "replace"`). A new round is always a replace: nearly every row
+    changes.
     """
     if old == new:
         return None
-    key = KEYED.get(channel_kind(channel))
+    kind = channel_kind(channel)
+    key = KEYED.get(kind)
     if key is None or old.get("round") != new.get("round"):
         return {"mode": "replace", "data": dict(new)}
+    if kind == "standings":
+        return {"mode": "moves", "data": standings_moves(old, new)}
     old_rows, new_rows = old[key], new[key]
     return {
         "mode": "patch",
@@ -195,6 +202,120 @@ def change(channel: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict
             "removed": [k for k in old_rows if k not in new_rows],
         },
     }
+
+
+def standings_moves(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A standings change as small as the hand that caused it.
+
+    One hand moves four players, yet every player between a mover's old and new place gets a
+    new rank and position: sent row by row, that was about 53 KB for a 1,024-player round.
+    Rank and position follow from the order and the totals, so they travel as moves: `rows`
+    holds the rows whose other values changed (whole, new ones included), `removed` the rows
+    gone, `moves` [player, position] for the fewest players that must be taken out of the
+    held order and put back (in that order, positions ascending) to give the new order. The
+    other fields (the cut and its tie) come only when they changed. apply_change shows how a
+    client rebuilds the state; a snapshot is always the whole state.
+    """
+    old_rows, new_rows = old["rows"], new["rows"]
+    return {
+        **{k: v for k, v in new.items() if k != "rows" and (k not in old or old[k] != v)},
+        "rows": {
+            player: row
+            for player, row in new_rows.items()
+            if player not in old_rows or not _same_apart_from_order(old_rows[player], row)
+        },
+        "removed": [player for player in old_rows if player not in new_rows],
+        "moves": _moves(old_rows, new_rows),
+    }
+
+
+ORDER_FIELDS = ("rank", "position")  # what standings_moves leaves to the order
+
+
+def _same_apart_from_order(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    if old == new:
+        return True  # most rows, compared at C speed
+    return old.keys() == new.keys() and all(
+        old[field] == value for field, value in new.items() if field not in ORDER_FIELDS
+    )
+
+
+def _moves(old_rows: Mapping[str, Any], new_rows: Mapping[str, Any]) -> list[list[Any]]:
+    """[player, new position] for every player outside the longest run of players that keep
+    their order: the others stay where they are relative to each other."""
+    kept = [p for p in _in_order(old_rows) if p in new_rows]
+    old_index = {player: index for index, player in enumerate(kept)}
+    order = _in_order(new_rows)
+    staying = _longest_increasing(
+        [player for player in order if player in old_index], old_index.__getitem__
+    )
+    return [[player, new_rows[player]["position"]] for player in order if player not in staying]
+
+
+def _in_order(rows: Mapping[str, Any]) -> list[str]:
+    """The players by position (a state's rows are built in that order, so this is cheap)."""
+    by_position = [""] * len(rows)
+    for player, row in rows.items():
+        by_position[row["position"] - 1] = player
+    return by_position
+
+
+def _longest_increasing(players: list[str], index: Callable[[str], int]) -> set[str]:
+    """The players of a longest subsequence whose `index` increases (patience sorting)."""
+    tails: list[int] = []  # tails[k]: index of the smallest tail of a run of length k + 1
+    tail_at: list[int] = []  # position in `players` of that tail
+    before: list[int] = [-1] * len(players)
+    for at, player in enumerate(players):
+        value = index(player)
+        k = bisect.bisect_left(tails, value)
+        if k == len(tails):
+            tails.append(value)
+            tail_at.append(at)
+        else:
+            tails[k] = value
+            tail_at[k] = at
+        before[at] = tail_at[k - 1] if k else -1
+    run: set[str] = set()
+    at = tail_at[-1] if tail_at else -1
+    while at >= 0:
+        run.add(players[at])
+        at = before[at]
+    return run
+
+
+def apply_change(
+    channel: str, state: Mapping[str, Any], message: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The state after a change, as a client rebuilds it (app/static/live.js does the same)."""
+    data = message["data"]
+    mode = message["mode"]
+    if mode == "replace":
+        return dict(data)
+    key = KEYED[channel_kind(channel)]
+    if mode == "patch":
+        rows = {k: v for k, v in state[key].items() if k not in data["removed"]}
+        rows.update(data[key])
+        return {**{k: v for k, v in data.items() if k not in (key, "removed")}, key: rows}
+    if mode != "moves":
+        raise ValueError(f"unknown change mode {mode!r}")
+    held = {k: v for k, v in state[key].items() if k not in data["removed"]}
+    moved = {player for player, _ in data["moves"]}
+    order = [p for p in sorted(held, key=lambda p: held[p]["position"]) if p not in moved]
+    held.update(data[key])
+    for player, position in data["moves"]:
+        order.insert(position - 1, player)
+    rows = {}
+    rank, previous = 0, None
+    for position, player in enumerate(order, start=1):
+        row = held[player]
+        if row["total"] != previous:  # rule ST-2: equal totals share a rank, the next skips
+            rank, previous = position, row["total"]
+        if row["rank"] != rank or row["position"] != position:
+            row = {**row, "rank": rank, "position": position}
+        rows[player] = row
+    fields = {k: v for k, v in state.items() if k != key}
+    fields.update((k, v) for k, v in data.items() if k not in (key, "removed", "moves"))
+    return {**fields, key: rows}
 
 
 def next_boundary(clocks: Mapping[str, Any], now: datetime) -> datetime | None:

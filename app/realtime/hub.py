@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.log import format_time
-from app.realtime.channels import States, change, next_boundary
+from app.realtime.channels import TIMED, States, change, channel_kind, next_boundary
 from app.services.store import Appended, TournamentStore
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ HISTORY = 64  # changes kept per channel for clients that resume
 QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchronized
 SNAPSHOT_FRESH = 0.5  # seconds a cached snapshot frame (and its server_time) is reused
 SEND_TIMEOUT = 10.0  # a client that takes longer to accept one frame is dropped
+SWEEP_INTERVAL = 1.0  # seconds between two looks at the sends in progress
 TOO_SLOW = 4008  # close code: the client could not keep up
 GONE = 4404  # close code: the tournament does not exist
 
@@ -63,6 +65,9 @@ class Connection:
     )
     resync: set[str] = field(default_factory=set)
     writer: asyncio.Task[None] | None = None
+    # The hub's sweep count when the send in progress began (None: not sending). A timer per
+    # frame cost more than the send itself; the hub's sweep finds the stuck ones instead.
+    sending_since: int | None = None
 
     def offer(self, channel: str | None, frame: bytes) -> None:
         """Queue a frame without ever waiting: a slow client must not delay the others."""
@@ -84,6 +89,8 @@ class Feed:
     tournament_id: int
     hub: Hub
     connections: set[Connection] = field(default_factory=set)
+    # channel -> its clients: a flush visits only them, and never rebuilds the channel list
+    subscribers: dict[str, set[Connection]] = field(default_factory=dict)
     # channel -> (version, state) of what its clients hold
     states: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     history: dict[str, deque[tuple[int, int, bytes]]] = field(default_factory=dict)
@@ -96,9 +103,22 @@ class Feed:
     task: asyncio.Task[None] | None = None
     boundary: asyncio.TimerHandle | None = None
     valid_until: datetime | None = None  # the next moment a clock changes phase by time
+    clocks_followed: bool = False  # the last flush computed the clocks (and their boundary)
 
     def channels(self) -> set[str]:
-        return {channel for connection in self.connections for channel in connection.channels}
+        return set(self.subscribers)
+
+    def _join(self, connection: Connection, channel: str, version: int) -> None:
+        connection.channels[channel] = version
+        self.subscribers.setdefault(channel, set()).add(connection)
+
+    def _leave(self, connection: Connection, channel: str) -> None:
+        connection.channels.pop(channel, None)
+        clients = self.subscribers.get(channel)
+        if clients is not None:
+            clients.discard(connection)
+            if not clients:
+                del self.subscribers[channel]
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -133,10 +153,18 @@ class Feed:
             self.states.clear()
             self.history.clear()
             self.snapshots.clear()
+            self.clocks_followed = False
             return
-        # The clocks are always computed: they tell when a phase next changes by time alone.
-        version, fresh = await self._compute(channels | {"clocks"})
-        clocks = fresh.get("clocks") if "clocks" in channels else fresh.pop("clocks")
+        # The clocks tell when a phase next changes by time alone: they are computed whenever
+        # a followed channel shows a clock (about 12 ms a flush for 256 tables), and only then.
+        timed = any(channel_kind(channel) in TIMED for channel in channels)
+        self.clocks_followed = timed
+        version, fresh = await self._compute(channels | {"clocks"} if timed else channels)
+        clocks = fresh.get("clocks") if "clocks" in channels else fresh.pop("clocks", None)
+        if not timed:
+            # Nobody follows them: dropped, they cannot go stale by time unnoticed.
+            for channel in [c for c in self.states if channel_kind(c) in TIMED]:
+                self._forget(channel)
         self.version = max(self.version, version)
         server_time = format_time(self.hub.clock())
         for channel, new in fresh.items():
@@ -162,11 +190,15 @@ class Feed:
             self.history.setdefault(channel, deque(maxlen=HISTORY)).append((since, version, frame))
             if since == version:
                 self.timed[channel] = version  # changed by time alone, not by a commit
-            for connection in self.connections:
-                if channel in connection.channels:
-                    connection.offer(channel, frame)
-                    connection.channels[channel] = version
+            for connection in self.subscribers.get(channel, ()):
+                connection.offer(channel, frame)
+                connection.channels[channel] = version
         self._schedule_boundary(clocks)
+
+    def _forget(self, channel: str) -> None:
+        self.states.pop(channel, None)
+        self.history.pop(channel, None)
+        self.snapshots.pop(channel, None)
 
     async def _flush_if_stale(self) -> None:
         """The states are current before anyone new joins them: no change is pending, and no
@@ -202,7 +234,7 @@ class Feed:
                     self.states[channel] = (version, new)
             for channel, since in wanted.items():
                 held_version, held = self.states[channel]
-                connection.channels[channel] = held_version
+                self._join(connection, channel, held_version)
                 connection.resync.discard(channel)
                 if (
                     since is not None
@@ -222,6 +254,8 @@ class Feed:
                     for frame in frames:
                         connection.offer(None, frame)
             self.connections.add(connection)
+            if not self.clocks_followed and any(channel_kind(c) in TIMED for c in wanted):
+                self.dirty.set()  # the next flush computes the clocks and their next boundary
 
     def _missed(self, channel: str, since: int | None, version: int) -> list[bytes] | None:
         """The changes from `since` to `version`, if history still holds all of them."""
@@ -278,31 +312,27 @@ class Feed:
         return frames
 
     async def write(self, connection: Connection) -> None:
-        """The connection's writer: frames in order, snapshots after an overflow; a client
-        that cannot take a frame within SEND_TIMEOUT is closed with TOO_SLOW."""
+        """The connection's writer: frames in order, snapshots after an overflow. A send
+        that takes longer than SEND_TIMEOUT is the hub's sweep's to end (Hub._sweep)."""
+        hub = self.hub
         while True:
             channel, frame = await connection.queue.get()
-            frames = [frame] if frame else []
             if connection.resync:
                 resynced, connection.resync = connection.resync, set()
-                if channel in resynced:
-                    frames = []
+                frames = [] if channel in resynced or not frame else [frame]
                 frames += await self.snapshots_for(connection, resynced)
+            elif frame:
+                frames = [frame]
+            else:
+                continue
             for item in frames:
-                try:
-                    # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
-                    # writer's cancellation when a client leaves mid-send.
-                    async with asyncio.timeout(SEND_TIMEOUT):
-                        await connection.send(item)
-                except TimeoutError:
-                    self.unsubscribe(connection)
-                    with contextlib.suppress(Exception):
-                        await connection.close(TOO_SLOW, "too slow to keep up with the feed")
-                    return
+                connection.sending_since = hub.sweeps
+                await connection.send(item)
+                connection.sending_since = None
 
     def unsubscribe(self, connection: Connection, channels: Iterable[str] | None = None) -> None:
         for channel in list(connection.channels if channels is None else channels):
-            connection.channels.pop(channel, None)
+            self._leave(connection, channel)
         if channels is None or not connection.channels:
             self.connections.discard(connection)
 
@@ -316,16 +346,19 @@ class Hub:
         self.feeds: dict[int, Feed] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task[None]] = []
+        self.sweeps = 0  # how many times _sweep has looked: the clock of sending_since
+        self.closing: set[asyncio.Task[None]] = set()  # closes of clients too slow to keep up
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.tasks = [
             asyncio.create_task(self._heartbeats()),
             asyncio.create_task(self._poll_versions()),
+            asyncio.create_task(self._sweep()),
         ]
 
     async def stop(self) -> None:
-        for task in [*self.tasks, *(f.task for f in self.feeds.values() if f.task)]:
+        for task in [*self.tasks, *self.closing, *(f.task for f in self.feeds.values() if f.task)]:
             task.cancel()
         for task in self.tasks:
             with contextlib.suppress(asyncio.CancelledError):
@@ -372,6 +405,34 @@ class Hub:
                 )
                 for connection in list(feed.connections):
                     connection.offer(None, frame)
+
+    async def _sweep(self) -> None:
+        """Close every client whose send has been stuck for SEND_TIMEOUT: it stopped reading.
+        Its writer waits in that send (nothing of the frame is written yet), so cancelling it
+        there loses nothing; the close frame goes out once the socket drains, if ever."""
+        stuck_for = math.ceil(SEND_TIMEOUT / SWEEP_INTERVAL) + 1
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL)
+            self.sweeps += 1
+            for feed in list(self.feeds.values()):
+                for connection in list(feed.connections):
+                    since = connection.sending_since
+                    if since is not None and self.sweeps - since >= stuck_for:
+                        self._drop_too_slow(feed, connection)
+
+    def _drop_too_slow(self, feed: Feed, connection: Connection) -> None:
+        feed.unsubscribe(connection)
+        connection.sending_since = None
+        if connection.writer is not None:
+            connection.writer.cancel()
+        task = asyncio.create_task(self._close_too_slow(connection))
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+    @staticmethod
+    async def _close_too_slow(connection: Connection) -> None:
+        with contextlib.suppress(Exception):
+            await connection.close(TOO_SLOW, "too slow to keep up with the feed")
 
     async def _poll_versions(self) -> None:
         """The safety net under the notifications: a feed behind the database catches up."""

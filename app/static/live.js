@@ -95,8 +95,7 @@ export class LiveFeed {
         this.socket.send(JSON.stringify({ type: "resync", channels: [channel] }));
         return;
       }
-      const held = this.states.get(channel);
-      this.apply(channel, message.mode === "patch" ? patch(channel, held, message.data) : message.data, message);
+      this.apply(channel, applyChange(channel, this.states.get(channel), message), message);
     }
     this.setStatus("live");
   }
@@ -120,13 +119,46 @@ export class LiveFeed {
   }
 }
 
-function patch(channel, held, data) {
+// The state after a change (app/realtime/channels.py, apply_change, does the same):
+// "replace" is the whole state; "patch" (clocks) carries the rows that changed; "moves"
+// (standings) carries the rows whose values changed, the fields that changed, and moves:
+// [player, position] pairs taken out of the held order and put back, positions ascending.
+// Every other row keeps its place relative to the others; ranks follow the totals.
+export function applyChange(channel, held, message) {
+  const data = message.data;
+  if (message.mode === "replace") return data;
   const key = KEYED[channel.split(":")[0]];
   const rows = { ...(held?.[key] ?? {}) };
-  for (const [name, row] of Object.entries(data[key] ?? {})) rows[name] = row;
   for (const name of data.removed ?? []) delete rows[name];
-  const next = { ...data, [key]: rows };
+  if (message.mode === "patch") {
+    for (const [name, row] of Object.entries(data[key] ?? {})) rows[name] = row;
+    const next = { ...data, [key]: rows };
+    delete next.removed;
+    return next;
+  }
+  const moved = new Set((data.moves ?? []).map(([name]) => name));
+  const order = Object.keys(rows)
+    .filter((name) => !moved.has(name))
+    .sort((a, b) => rows[a].position - rows[b].position);
+  for (const [name, row] of Object.entries(data[key] ?? {})) rows[name] = row;
+  for (const [name, position] of data.moves ?? []) order.splice(position - 1, 0, name);
+  const placed = {};
+  let rank = 0;
+  let previous = null;
+  order.forEach((name, index) => {
+    let row = rows[name];
+    const position = index + 1;
+    // rule ST-2: equal totals share a rank, and the next rank skips
+    if (row.total !== previous) {
+      rank = position;
+      previous = row.total;
+    }
+    if (row.rank !== rank || row.position !== position) row = { ...row, rank, position };
+    placed[name] = row;
+  });
+  const next = { ...held, ...data, [key]: placed };
   delete next.removed;
+  delete next.moves;
   return next;
 }
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from e2e_support import wait_for
+
+from app.realtime.channels import change
+from tests.live_standings import standings_pair
 
 
 def test_the_live_client_follows_the_feed_in_the_browser(page: Any, hall: Any) -> None:
@@ -24,3 +28,28 @@ def test_the_live_client_follows_the_feed_in_the_browser(page: Any, hall: Any) -
     rows = page.evaluate("() => Object.keys(window.states.standings.rows).length")
     assert rows == 64
     assert page.evaluate("() => window.states.standings.cut.advance") == 16
+
+
+def test_the_live_client_applies_standings_changes_as_the_server_means_them(
+    page: Any, hall: Any
+) -> None:
+    """live.js rebuilds the standings from a change (rows, moves, ranks by rule ST-2) exactly
+    as app/realtime/channels.py's apply_change does: rank moves, shared ranks, ties at the cut,
+    players leaving and joining."""
+    picker = random.Random(2008)
+    examples = []
+    while len(examples) < 300:
+        before, after = standings_pair(picker.randint, most_players=40)
+        message = change("standings", before, after)
+        if message is not None:
+            examples.append((before, message, after))
+    page.goto(f"{hall.base_url}/api/health")
+    rebuilt = page.evaluate(
+        """async (examples) => {
+            const { applyChange } = await import('/static/live.js');
+            return examples.map(([before, message]) => applyChange('standings', before, message));
+        }""",
+        [[before, message] for before, message, _ in examples],
+    )
+    wrong = [i for i, (_, _, after) in enumerate(examples) if rebuilt[i] != after]
+    assert wrong == [], (examples[wrong[0]], rebuilt[wrong[0]]) if wrong else None

@@ -34,13 +34,13 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.realtime.channels import apply_change
 from app.services.store import TournamentStore
 from bench.load import HOST, Server, free_port, hand_headers
 
 REDIS_ENV = "SCOREBOARD_TEST_REDIS_URL"
 ADMIN_TOKEN = "live-feed-admin-token"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-KEYED = {"standings": "rows", "clocks": "tables"}  # channels whose changes are row patches
 TIMEOUT = 10.0  # seconds any single expected message may take; generous, but bounded
 SHUTDOWN_GRACE = 3.0  # seconds a server may take to stop before it is killed
 
@@ -299,19 +299,6 @@ class Held:
 
 class ChainBroken(AssertionError):
     pass
-
-
-def apply_change(channel: str, state: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    """The state after a change: `replace` is the whole state; a `patch` of a keyed channel
-    carries the rows that changed, the keys `removed`, and every other field."""
-    data = body["data"]
-    if body["mode"] == "replace":
-        return dict(data)
-    assert body["mode"] == "patch", body
-    key = KEYED[channel.split(":", 1)[0]]
-    rows = {k: v for k, v in state[key].items() if k not in data["removed"]}
-    rows.update(data[key])
-    return {**{k: v for k, v in data.items() if k not in (key, "removed")}, key: rows}
 
 
 class Client:

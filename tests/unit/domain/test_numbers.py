@@ -5,8 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from app.domain.numbers import exact, parse_rate, shown
+from app.domain.numbers import exact, exact_scaled, parse_rate, shown, shown_scaled
 
 
 @pytest.mark.parametrize(
@@ -78,3 +80,11 @@ def test_parse_rate(text: str, rate: Fraction) -> None:
 def test_parse_rate_refuses(text: str) -> None:
     with pytest.raises(ValueError, match="is not an exact rate"):
         parse_rate(text)
+
+
+@given(st.integers(-(10**9), 10**9), st.integers(1, 4096))
+def test_scaled_forms_are_those_of_the_fraction(scaled: int, denominator: int) -> None:
+    """rules SC-4, SC-5: the standings report's fast forms say what exact() and shown() say."""
+    value = Fraction(scaled, denominator)
+    assert exact_scaled(scaled, denominator) == exact(value)
+    assert shown_scaled(scaled, denominator) == shown(value)
