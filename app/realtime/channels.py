@@ -253,7 +253,7 @@ def _moves(old_rows: Mapping[str, Any], new_rows: Mapping[str, Any]) -> list[lis
 
 
 def _in_order(rows: Mapping[str, Any]) -> list[str]:
-    """The players by position (a state's rows are built in that order, so this is cheap)."""
+    """The players by position, placed rather than sorted (positions run from 1 to N)."""
     by_position = [""] * len(rows)
     for player, row in rows.items():
         by_position[row["position"] - 1] = player
