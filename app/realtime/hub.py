@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -27,9 +28,13 @@ from app.realtime.channels import TIMED, States, change, channel_kind, next_boun
 from app.services.store import Appended, TournamentStore
 
 log = logging.getLogger(__name__)
+_slices = itertools.count()  # hands out the clients' heartbeat slices in turn
 
 FLUSH_INTERVAL = 0.1  # at most 10 updates a second per tournament
 HEARTBEAT_INTERVAL = 5.0  # clients show a stale badge when these stop
+# A hall's thousands of heartbeats go out in slices across the interval, each client in its
+# own slice: one burst to every client at once would delay a hand that arrives with it.
+HEARTBEAT_SLICES = 10
 VERSION_POLL_INTERVAL = 2.0  # catches a change whose notification was lost (Redis: at most once)
 HISTORY = 64  # changes kept per channel for clients that resume
 QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchronized
@@ -68,6 +73,8 @@ class Connection:
     # The hub's sweep count when the send in progress began (None: not sending). A timer per
     # frame cost more than the send itself; the hub's sweep finds the stuck ones instead.
     sending_since: int | None = None
+    # which of the HEARTBEAT_SLICES turns carries this client's heartbeat
+    heartbeat_slice: int = field(default_factory=lambda: next(_slices) % HEARTBEAT_SLICES)
 
     def offer(self, channel: str | None, frame: bytes) -> None:
         """Queue a frame without ever waiting: a slow client must not delay the others."""
@@ -396,14 +403,20 @@ class Hub:
             self.loop.call_soon_threadsafe(self.notify, appended.tournament_id, appended.version)
 
     async def _heartbeats(self) -> None:
+        """Every client hears a heartbeat every HEARTBEAT_INTERVAL, a tenth of them at a time."""
+        turn = 0
         while True:
-            await asyncio.sleep(HEARTBEAT_INTERVAL)
+            await asyncio.sleep(HEARTBEAT_INTERVAL / HEARTBEAT_SLICES)
+            turn = (turn + 1) % HEARTBEAT_SLICES
             server_time = format_time(self.clock())
             for feed in list(self.feeds.values()):
-                frame = encode(
-                    {"type": "heartbeat", "version": feed.version, "server_time": server_time}
-                )
+                frame = b""
                 for connection in list(feed.connections):
+                    if connection.heartbeat_slice != turn:
+                        continue
+                    frame = frame or encode(
+                        {"type": "heartbeat", "version": feed.version, "server_time": server_time}
+                    )
                     connection.offer(None, frame)
 
     async def _sweep(self) -> None:
