@@ -300,3 +300,34 @@ def test_hands_queued_offline_are_reviewed_from_the_game_before_them(
         north: 20_000 - 4_100,
     }
     assert (game["dealer"], game["counters"], game["bets"]) == (east, 2, 0)
+
+
+def test_the_game_is_played_to_its_end_from_the_tablet(tablet: Any, club: Club) -> None:
+    """After the ron above (the deal passed to South), three tsumo by the player after the
+    dealer pass the deal three more times: the East-only game ends (rule AA-12), the tablet
+    says so and offers no next hand, and the game's uma is in the table's game (AA-16)."""
+    page = open_tablet(tablet, club, 1)
+    seats = club.seats[1]
+    for number in (2, 3, 4):
+        wait_for(page, f"() => judgeTablet.nextHand(judgeTablet.segment()) === {number}")
+        dealer = page.evaluate(f"() => judgeTablet.dealerOf(judgeTablet.segment(), {number})")
+        winner = seats[(seats.index(dealer) + 1) % 4]
+        page.tap('#aa-outcomes [data-aa-kind="tsumo"]')
+        tap_seat(page, "aa-winners", winner)
+        card = page.locator(f'.win-card[data-winner="{winner}"]')
+        card.locator('[data-field="fu"] [data-value="30"]').tap()
+        page.tap("#entry-review")
+        assert page.text_content("#review-sum") == "0 ✓"
+        page.tap("#review-send")
+        wait_for(page, f"() => judgeTablet.table.hands.length === {number}", 15_000)
+
+    wait_for(page, "() => judgeTablet.nextHand(judgeTablet.segment()) === null")
+    assert page.text_content("#next-title") == "Game 1 is complete"
+    assert page.text_content("#next-dealer") == (
+        "The game ended after hand 4: the last round ended (rule AA-12)"
+    )
+    assert page.locator("#deal-button").is_hidden()
+    game = server_table(club, 1)["game"]
+    assert game["end_rule"] == "AA-12"
+    assert sum(p["uma"] for p in game["players"]) == 0
+    assert sorted(p["uma"] for p in game["players"]) == [-10_000, -5_000, 5_000, 10_000]
