@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
+from typing import Literal
 
 from app.domain import clocks
 from app.domain.ariari import AriAriResult, Game, game_dealer, with_table_state
@@ -46,6 +47,8 @@ from app.domain.seats import Seats, cycle_seats, dealer
 from app.domain.standings import RoundScores, Standings, rank_round
 
 TableKey = tuple[int, int]  # (segment, table)
+SeatName = Literal["east", "south", "west", "north"]
+SEAT_NAMES: tuple[SeatName, ...] = ("east", "south", "west", "north")  # from the starting East
 ScheduleKey = tuple[int, str, int]  # (round, group or "" after round 1, segment)
 
 
@@ -144,6 +147,14 @@ class RoundState:
                 values.append(value)
             else:
                 values.remove(value)
+
+    def seats_of(self, player: PlayerId) -> list[tuple[int, int, SeatName]]:
+        """(segment, table, seat) of every segment the player sits in this round, in order."""
+        return sorted(
+            (segment, table, SEAT_NAMES[self.tables[(segment, table)].seats.index(player)])
+            for (segment, seated), table in self.seat_of.items()
+            if seated == player
+        )
 
     def scores(self) -> RoundScores:
         return RoundScores(

@@ -17,9 +17,8 @@ from typing import Any
 
 from app.domain.replay import clock_report, game_report, standings_report
 from app.domain.rulesets import result_to_log
-from app.domain.tournament import TableSegment, Tournament
+from app.domain.tournament import SEAT_NAMES, TableSegment, Tournament
 
-SEAT_NAMES = ("east", "south", "west", "north")
 # Fields of a clock report that follow from the time alone: a display computes them from
 # the server time and the deadline, so they are not sent, and they never make a change.
 TICKING = ("server_time", "seconds_left", "seconds_over", "break_seconds_left")
@@ -127,13 +126,8 @@ class States:
             return {"player": player_id, "registered": False}
         current = tournament.current_round
         seats = [
-            {
-                "segment": segment,
-                "table": table,
-                "seat": SEAT_NAMES[current.tables[(segment, table)].seats.index(player)],
-            }
-            for (segment, seated), table in sorted(current.seat_of.items(), key=lambda i: i[0][0])
-            if seated == player
+            {"segment": segment, "table": table, "seat": seat}
+            for segment, table, seat in current.seats_of(player)
         ]
         registered = tournament.players[player]
         return {

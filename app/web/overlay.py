@@ -28,8 +28,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app.domain.log import format_time
-from app.domain.tournament import Tournament
-from app.realtime.channels import SEAT_NAMES, States
+from app.domain.tournament import SEAT_NAMES, Tournament
+from app.realtime.channels import States
 from app.services import feeds
 from app.services.errors import NotFound
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId

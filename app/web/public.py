@@ -19,7 +19,7 @@ from app.db import queries
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
 from app.domain.replay import clock_report, game_report
-from app.domain.tournament import RoundState, Tournament
+from app.domain.tournament import RoundState, SeatName, Tournament
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
@@ -33,8 +33,6 @@ router = APIRouter(
 )
 
 PlayerRef = str | int
-SeatName = Literal["east", "south", "west", "north"]
-SEAT_NAMES: tuple[SeatName, ...] = ("east", "south", "west", "north")
 RoundParam = Annotated[
     int | None,
     Query(alias="round", ge=1, le=MAX_NUMBER, description="The round (default: the current round)"),
@@ -441,13 +439,8 @@ def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> Play
 
 def _player_round(state: RoundState, player: PlayerId, row: dict[str, Any] | None) -> PlayerRound:
     seats = [
-        SeatInSegment(
-            segment=segment,
-            table=table,
-            seat=SEAT_NAMES[state.tables[(segment, table)].seats.index(player)],
-        )
-        for (segment, seated), table in sorted(state.seat_of.items(), key=lambda i: i[0][0])
-        if seated == player
+        SeatInSegment(segment=segment, table=table, seat=seat)
+        for segment, table, seat in state.seats_of(player)
     ]
     standing = {} if row is None else row
     return PlayerRound(

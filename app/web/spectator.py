@@ -30,8 +30,8 @@ from app.db import queries
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
 from app.domain.replay import standings_report
-from app.domain.tournament import RoundState, Tournament
-from app.realtime.channels import SEAT_NAMES, States
+from app.domain.tournament import SEAT_NAMES, RoundState, Tournament
+from app.realtime.channels import States
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
 from app.services.store import TournamentStore
@@ -423,8 +423,7 @@ def _past_state(states: States, state: RoundState, player: PlayerId) -> dict[str
         "round": state.number,
         "standing": next((r for r in report["standings"] if r["player"] == player), None),
         "seats": [
-            {"segment": s, "table": t, "seat": SEAT_NAMES[state.tables[(s, t)].seats.index(player)]}
-            for s, t in _segments_of(state, player)
+            {"segment": s, "table": t, "seat": seat} for s, t, seat in state.seats_of(player)
         ],
         "winning_hands": sorted(state.winning_values.get(player, ()), reverse=True),
     }
