@@ -171,16 +171,7 @@ def console_state(
                 ConsolePenalty(player=p.player, points=p.points, reason=p.reason)
                 for p in state.penalties
             ],
-            players=[
-                Registration(
-                    id=p.player,
-                    name=p.name,
-                    group=p.group,
-                    country=p.country,
-                    substitute=p.substitute,
-                )
-                for p in tournament.players.values()
-            ],
+            players=[Registration.of(p) for p in tournament.players.values()],
         )
 
     return store.read(tournament_id, view)

@@ -219,6 +219,16 @@ class Registration(BaseModel):
     substitute: bool
     country: str | None
 
+    @classmethod
+    def of(cls, registered: PlayerRegistered) -> Registration:
+        return cls(
+            id=registered.player,
+            name=registered.name,
+            group=registered.group,
+            substitute=registered.substitute,
+            country=registered.country,
+        )
+
 
 class SeatInSegment(BaseModel):
     segment: int
@@ -424,13 +434,7 @@ def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> Play
         ]
         return PlayerAnswer(
             version=version,
-            player=Registration(
-                id=registered.player,
-                name=registered.name,
-                group=registered.group,
-                substitute=registered.substitute,
-                country=registered.country,
-            ),
+            player=Registration.of(registered),
             rounds=rounds,
         )
 

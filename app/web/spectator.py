@@ -27,10 +27,12 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.db import queries
+from app.domain.ariari import Chombo, ExhaustiveDraw
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
 from app.domain.replay import standings_report
-from app.domain.tournament import SEAT_NAMES, RoundState, Tournament
+from app.domain.rulesets import HandResult
+from app.domain.tournament import RoundState, Tournament
 from app.realtime.channels import States
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
@@ -106,18 +108,15 @@ class SegmentBlock:
 
 
 def result_text(
-    settlement: Settlement,
-    player: PlayerId,
-    names: dict[str, str],
-    kind: str | None = None,
-    offender: PlayerId | None = None,
+    settlement: Settlement, player: PlayerId, names: dict[str, str], result: HandResult
 ) -> str:
     """The hand as the player sees it; spectator.js says it in the same words (from the
     table channel, which has the winner, the value and the point changes, and for an Ari Ari
     table the result: a riichi bet moves points in a draw, rules AA-5, AA-9, AA-10)."""
-    if kind == "exhaustive_draw":
+    if isinstance(result, ExhaustiveDraw):
         return "Draw"
-    if kind == "chombo":
+    if isinstance(result, Chombo):
+        offender = result.offender
         return (
             "Chombo" if offender == player else f"{names.get(str(offender), str(offender))} chombo"
         )
@@ -129,26 +128,15 @@ def result_text(
     return f"{names.get(str(settlement.winner), str(settlement.winner))} won{value}"
 
 
-def _segments_of(state: RoundState, player: PlayerId) -> list[tuple[int, int]]:
-    """(segment, table) of every segment the player sits in this round, in order."""
-    return sorted((segment, table) for (segment, p), table in state.seat_of.items() if p == player)
-
-
 def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[SegmentBlock]:
     blocks = []
     planned = state.format.hands_per_segment
-    for segment, table_number in _segments_of(state, player):
+    for segment, table_number, seat in state.seats_of(player):
         table = state.tables[(segment, table_number)]
         hands = [
             HandLine(
                 hand=number,
-                result=result_text(
-                    settlement,
-                    player,
-                    names,
-                    table.hands[number].result.kind,
-                    getattr(table.hands[number].result, "offender", None),
-                ),
+                result=result_text(settlement, player, names, table.hands[number].result),
                 delta=dict(settlement.deltas).get(player, 0),
                 won=settlement.winner == player,
             )
@@ -161,7 +149,7 @@ def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[
             SegmentBlock(
                 segment=segment,
                 table=table_number,
-                seat=SEAT_NAMES[table.seats.index(player)],
+                seat=seat,
                 planned=planned,
                 hands=hands,
                 finished=finished,
@@ -193,11 +181,11 @@ def _round_label(tournament: Tournament, number: int) -> str:
 def _traces(tournament: Tournament, player: PlayerId) -> list[RoundTrace]:
     traces = []
     for number, state in sorted(tournament.rounds.items()):
-        segments = _segments_of(state, player)
+        segments = state.seats_of(player)
         if player not in state.field and not segments:
             continue  # not in this round
         running = [Fraction(state.carry_in.get(player, 0))]
-        for segment, table_number in segments:
+        for segment, table_number, _ in segments:
             for _, settlement in sorted(state.tables[(segment, table_number)].settlements.items()):
                 running.append(running[-1] + dict(settlement.deltas).get(player, 0))
         penalties = sum(p.points for p in state.penalties if p.player == player)
@@ -371,7 +359,7 @@ def _cut_total(states: States) -> Fraction | None:
 
 
 def _plays_in(state: RoundState, player: PlayerId) -> bool:
-    return player in state.field or bool(_segments_of(state, player))
+    return player in state.field or bool(state.seats_of(player))
 
 
 def _player_page(
@@ -387,7 +375,7 @@ def _player_page(
     live = state is current
     table_mates = {
         seated
-        for segment, table in _segments_of(state, player)
+        for segment, table, _ in state.seats_of(player)
         for seated in state.tables[(segment, table)].seats
     }
     names = {str(p): tournament.players[p].name for p in table_mates | {player}}
