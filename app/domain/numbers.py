@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -27,10 +26,7 @@ def shown(value: Fraction | int) -> str:
     rule SC-5: 10.125 shows "10.12" and -10.125 shows "-10.13".
     """
     value = Fraction(value)
-    cents = math.floor(value * 100)
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}{whole}.{part:02d}"
+    return shown_scaled(value.numerator, value.denominator)
 
 
 def exact_scaled(scaled: int, denominator: int) -> str:

@@ -20,9 +20,7 @@ from app.domain.log import (
 )
 from app.domain.numbers import exact, exact_scaled, shown, shown_scaled
 from app.domain.standings import Standings, TieAtCut
-from app.domain.tournament import TableClock, Tournament
-
-WINDS = ("east", "south", "west", "north")  # the seats of a game's starting East onwards
+from app.domain.tournament import SEAT_NAMES, TableClock, Tournament
 
 
 def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tournament:
@@ -148,7 +146,7 @@ def game_report(segment: int, table_number: int, game: Game) -> dict[str, Any]:
                 "uma": standings[player].uma if standings else None,
                 "result": results[player],
             }
-            for wind, (player, points) in zip(WINDS, game.points, strict=True)
+            for wind, (player, points) in zip(SEAT_NAMES, game.points, strict=True)
         ],
     }
 
