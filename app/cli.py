@@ -22,6 +22,7 @@ from app.printouts.slips import render_slips_csv, render_slips_html
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
+from app.web.live_protocol import LiveFeedProtocol
 
 cli = typer.Typer(no_args_is_help=True, add_completion=False)
 
@@ -85,6 +86,7 @@ def serve(
         # Off unless asked for: per-message deflate keeps a compressor per connection, and
         # thousands of phones and screens would pay for it in memory and CPU (issue 5).
         ws_per_message_deflate=settings.ws_compression,
+        ws=LiveFeedProtocol,  # lets the live feed write a frame once for every client
         # HTTPS lets tablets on the hall's LAN use the service worker and crypto.randomUUID,
         # which browsers allow only in a secure context (docs/https.md).
         ssl_certfile=None if ssl_certfile is None else str(ssl_certfile),

@@ -24,6 +24,7 @@ def standings_state(
     carry_in: dict[str, Fraction],
     hands: dict[str, list[int]],
     advance: int | None,
+    ended: bool = False,
 ) -> State:
     """A standings channel state, as app.realtime.channels.States builds it."""
     scores = RoundScores(
@@ -34,7 +35,7 @@ def standings_state(
         carry_in_scaled={p: int(c * 4) for p, c in carry_in.items()},
         play=play,
         winning_values={p: sorted(v, reverse=True) for p, v in hands.items()},
-        ended=False,
+        ended=ended,
     )
     report = standings_report(rank_round(scores), advance)
     rows = report.pop("standings")
@@ -65,4 +66,23 @@ def standings_pair(pick: Pick, most_players: int = 24) -> tuple[State, State]:
         hands["P999"] = []
     field = len(play)
     after_advance = advance if advance is None or advance <= field else field
-    return before, standings_state(play, carry_in, hands, after_advance)
+    ended = pick(0, 4) == 0  # the round ends: every row's status follows its side of the cut
+    return before, standings_state(play, carry_in, hands, after_advance, ended)
+
+
+# A standings row's derived fields (channels.placed_row, live.js placedRow): its total, its
+# position, the round's cut and `ended` -> (above_cut, distance, distance_shown, status).
+# rule ST-3, exact fractions (SC-4) shown rounded down (SC-5)
+PLACED_ROWS: list[tuple[str, int, dict[str, Any] | None, bool, tuple[Any, ...]]] = [
+    ("41/4", 2, {"advance": 2, "line_total": "12", "next_total": "10"}, False,
+     (True, "1/4", "0.25", "playing")),
+    ("-1/8", 3, {"advance": 1, "line_total": "5/2", "next_total": "0"}, False,
+     (False, "21/8", "2.62", "playing")),
+    ("-1/8", 2, {"advance": 1, "line_total": "5/2", "next_total": "-1/8"}, True,
+     (False, "21/8", "2.62", "eliminated")),
+    ("3", 1, {"advance": 1, "line_total": "5/2", "next_total": "10/3"}, True,
+     (True, "-1/3", "-0.34", "advanced")),
+    ("3", 3, {"advance": 4, "line_total": None, "next_total": None}, False,
+     (True, None, None, "playing")),
+    ("3", 5, None, True, (None, None, None, "finished")),
+]  # fmt: skip

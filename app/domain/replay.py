@@ -19,7 +19,7 @@ from app.domain.log import (
     parse_time,
 )
 from app.domain.numbers import exact, exact_scaled, shown, shown_scaled
-from app.domain.standings import Standings, TieAtCut
+from app.domain.standings import Standing, Standings, TieAtCut
 from app.domain.tournament import SEAT_NAMES, TableClock, Tournament
 
 
@@ -151,27 +151,28 @@ def game_report(segment: int, table_number: int, game: Game) -> dict[str, Any]:
     }
 
 
-def standings_report(standings: Standings, advance: int | None) -> dict[str, Any]:
-    """One round's standings, in the shape of CONTRACT.md §2 (also served by the API)."""
+def standings_report(
+    standings: Standings,
+    advance: int | None,
+    rows_made: dict[Standing, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One round's standings, in the shape of CONTRACT.md §2 (also served by the API).
+
+    `rows_made` maps the rows of an earlier report to what they were made into: a row that
+    has not changed since is taken from there (after a hand, most of a 1,000-player round;
+    the live feed builds a report after every hand). It is refilled with this report's rows.
+    The rows are shared, then: nobody may change them.
+    """
+    made = rows_made if rows_made is not None else {}
+    earlier = dict(made)
+    made.clear()
     rows = []
     for row in standings.rows:
-        distance, denominator = row.distance_scaled, row.denominator
-        rows.append(
-            {
-                "player": row.player,
-                "rank": row.rank,
-                "carry_in": exact_scaled(row.carry_in_scaled, denominator),
-                "play": str(row.play),
-                "total": exact_scaled(row.total_scaled, denominator),
-                "shown": shown_scaled(row.total_scaled, denominator),
-                "status": row.status,
-                "position": row.position,
-                # rule ST-3: points needed to reach the line (below) or margin over it (above)
-                "above_cut": row.above_cut,
-                "distance": None if distance is None else exact_scaled(distance, denominator),
-                "distance_shown": None if distance is None else shown_scaled(distance, denominator),
-            }
-        )
+        reported = earlier.get(row)
+        if reported is None:
+            reported = _standing_row(row)
+        made[row] = reported
+        rows.append(reported)
     cut = standings.cut
     return {
         "round": standings.round,
@@ -186,6 +187,24 @@ def standings_report(standings: Standings, advance: int | None) -> dict[str, Any
             "tie": None if cut.tie is None else _tie_report(cut.tie),
         },
         "standings": rows,
+    }
+
+
+def _standing_row(row: Standing) -> dict[str, Any]:
+    distance, denominator = row.distance_scaled, row.denominator
+    return {
+        "player": row.player,
+        "rank": row.rank,
+        "carry_in": exact_scaled(row.carry_in_scaled, denominator),
+        "play": str(row.play),
+        "total": exact_scaled(row.total_scaled, denominator),
+        "shown": shown_scaled(row.total_scaled, denominator),
+        "status": row.status,
+        "position": row.position,
+        # rule ST-3: points needed to reach the line (below) or margin over it (above)
+        "above_cut": row.above_cut,
+        "distance": None if distance is None else exact_scaled(distance, denominator),
+        "distance_shown": None if distance is None else shown_scaled(distance, denominator),
     }
 
 

@@ -193,6 +193,10 @@ class Tournament:
         self.events: list[Event] = [declared]
         self.hand_keys: dict[str, HandRecorded] = {}  # idempotency key -> the hand it entered
         self.schedule: dict[ScheduleKey, datetime] = {}  # rule FM-8: the organizer's schedule
+        # Every apply() counts, accepted or not: a round's standings are ranked once per
+        # state, though a judge's answer, the live feed and the pages all ask for them.
+        self._applies = 0
+        self._ranked: dict[int, tuple[int, Standings]] = {}  # round -> (_applies, standings)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -212,7 +216,11 @@ class Tournament:
             raise IllegalMove("FM-1", "round", f"round {round_number} has not begun")
         if state.standings_at_end is not None:
             return state.standings_at_end
-        return rank_round(state.scores())
+        ranked = self._ranked.get(round_number)
+        if ranked is None or ranked[0] != self._applies:
+            ranked = (self._applies, rank_round(state.scores()))
+            self._ranked[round_number] = ranked
+        return ranked[1]
 
     def final_ranking(self) -> list[FinalPlace]:
         ended = [s.standings_at_end for s in self.rounds.values() if s.standings_at_end is not None]
@@ -228,6 +236,15 @@ class Tournament:
         was entered, where known (the server's time, or a log line's `at`): only the clock
         uses it, to start the final's break when hand 8 is in (rule CL-1).
         """
+        self._applies += 1
+        try:
+            self._record(event, at)
+        finally:
+            # and once more after: standings ranked while it ran are not those of its result
+            self._applies += 1
+        self.events.append(event)
+
+    def _record(self, event: Event, at: datetime | None) -> None:
         match event:
             case TournamentDeclared():
                 raise IllegalMove("CONTRACT §1", "type", "the tournament line comes once, first")
@@ -255,7 +272,6 @@ class Tournament:
                 self._close_segment(event)
             case DealRecorded() | EarlyStart() | ExtensionGiven() | PlayAllOrdered():
                 self._clock_event(event)
-        self.events.append(event)
 
     def _register(self, event: PlayerRegistered) -> None:
         key = str(event.player)

@@ -13,10 +13,13 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
+from app.domain.numbers import exact, shown
 from app.domain.replay import clock_report, game_report, standings_report
 from app.domain.rulesets import result_to_log
+from app.domain.standings import Standing
 from app.domain.tournament import SEAT_NAMES, TableSegment, Tournament
 
 # Fields of a clock report that follow from the time alone: a display computes them from
@@ -43,9 +46,15 @@ class States:
     """Channel states of one tournament version at one moment. The standings and clocks are
     built once however many table and player channels need them."""
 
-    def __init__(self, tournament: Tournament, now: datetime) -> None:
+    def __init__(
+        self,
+        tournament: Tournament,
+        now: datetime,
+        rows_made: dict[Standing, dict[str, Any]] | None = None,
+    ) -> None:
         self.tournament = tournament
         self.now = now
+        self.rows_made = rows_made  # the standings rows made before (standings_report)
         self._standings: dict[str, Any] | None = None
         self._clocks: dict[str, dict[str, Any]] | None = None
 
@@ -63,7 +72,7 @@ class States:
         if self._standings is None:
             current = self.tournament.current_round
             report = standings_report(
-                self.tournament.standings(current.number), current.format.advance
+                self.tournament.standings(current.number), current.format.advance, self.rows_made
             )
             rows = report.pop("standings")
             self._standings = {**report, "rows": {str(row["player"]): row for row in rows}}
@@ -203,11 +212,14 @@ def standings_moves(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str,
 
     One hand moves four players, yet every player between a mover's old and new place gets a
     new rank and position: sent row by row, that was about 53 KB for a 1,024-player round.
-    Rank and position follow from the order and the totals, so they travel as moves: `rows`
-    holds the rows whose other values changed (whole, new ones included), `removed` the rows
-    gone, `moves` [player, position] for the fewest players that must be taken out of the
-    held order and put back (in that order, positions ascending) to give the new order. The
-    other fields (the cut and its tie) come only when they changed. apply_change shows how a
+    And when the hand moves the cut line, every player's distance to it changes: 50 to 145 KB,
+    one hand in ten near the line. Rank and position follow from the order and the totals,
+    and a row's side of the cut, distance and status from its position, its total and the
+    round's `cut` and `ended` (DERIVED), so none of them travels: `rows` holds the rows whose
+    other values changed (whole, new ones included), `removed` the rows gone, `moves`
+    [player, position] for the fewest players that must be taken out of the held order and
+    put back (in that order, positions ascending) to give the new order. The other fields
+    (the cut and its tie, `ended`) come only when they changed. apply_change shows how a
     client rebuilds the state; a snapshot is always the whole state.
     """
     old_rows, new_rows = old["rows"], new["rows"]
@@ -216,22 +228,59 @@ def standings_moves(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str,
         "rows": {
             player: row
             for player, row in new_rows.items()
-            if player not in old_rows or not _same_apart_from_order(old_rows[player], row)
+            if player not in old_rows or not _same_apart_from_derived(old_rows[player], row)
         },
         "removed": [player for player in old_rows if player not in new_rows],
         "moves": _moves(old_rows, new_rows),
     }
 
 
-ORDER_FIELDS = ("rank", "position")  # what standings_moves leaves to the order
+# What standings_moves leaves to the client: the order gives rank and position (rule ST-2),
+# and they with the round's cut and `ended` give the rest (ST-3; placed_row)
+DERIVED = ("rank", "position", "above_cut", "distance", "distance_shown", "status")
 
 
-def _same_apart_from_order(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+def _same_apart_from_derived(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     if old == new:
         return True  # most rows, compared at C speed
     return old.keys() == new.keys() and all(
-        old[field] == value for field, value in new.items() if field not in ORDER_FIELDS
+        old[field] == value for field, value in new.items() if field not in DERIVED
     )
+
+
+def placed_row(
+    row: Mapping[str, Any],
+    rank: int,
+    position: int,
+    cut: Mapping[str, Any] | None,
+    ended: bool,
+) -> dict[str, Any]:
+    """A standings row at `position`, its DERIVED fields as rank_round gives them."""
+    above: bool | None = None
+    distance: Fraction | None = None
+    if cut is not None:
+        # rule ST-3: below, the points to reach the A-th total; above, the margin over the
+        # (A+1)-th (the totals are the cut's: after a tie-break the order is the line's)
+        above = position <= cut["advance"]
+        other = cut["next_total"] if above else cut["line_total"]
+        if other is not None:
+            total = Fraction(row["total"])
+            distance = total - Fraction(other) if above else Fraction(other) - total
+    if not ended:
+        status = "playing"
+    elif above is None:
+        status = "finished"
+    else:
+        status = "advanced" if above else "eliminated"
+    return {
+        **row,
+        "rank": rank,
+        "position": position,
+        "above_cut": above,
+        "distance": None if distance is None else exact(distance),
+        "distance_shown": None if distance is None else shown(distance),
+        "status": status,
+    }
 
 
 def _moves(old_rows: Mapping[str, Any], new_rows: Mapping[str, Any]) -> list[list[Any]]:
@@ -298,17 +347,15 @@ def apply_change(
     held.update(data[key])
     for player, position in data["moves"]:
         order.insert(position - 1, player)
+    fields = {k: v for k, v in state.items() if k != key}
+    fields.update((k, v) for k, v in data.items() if k not in (key, "removed", "moves"))
     rows = {}
     rank, previous = 0, None
     for position, player in enumerate(order, start=1):
         row = held[player]
         if row["total"] != previous:  # rule ST-2: equal totals share a rank, the next skips
             rank, previous = position, row["total"]
-        if row["rank"] != rank or row["position"] != position:
-            row = {**row, "rank": rank, "position": position}
-        rows[player] = row
-    fields = {k: v for k, v in state.items() if k != key}
-    fields.update((k, v) for k, v in data.items() if k not in (key, "removed", "moves"))
+        rows[player] = placed_row(row, rank, position, fields["cut"], fields["ended"])
     return {**fields, key: rows}
 
 

@@ -23,7 +23,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from websockets.frames import Frame, Opcode
+
 from app.domain.log import format_time
+from app.domain.standings import Standing
 from app.realtime.channels import TIMED, States, change, channel_kind, next_boundary
 from app.services.store import Appended, TournamentStore
 
@@ -41,16 +44,27 @@ QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchr
 SNAPSHOT_FRESH = 0.5  # seconds a cached snapshot frame (and its server_time) is reused
 SEND_TIMEOUT = 10.0  # a client that takes longer to accept one frame is dropped
 SWEEP_INTERVAL = 1.0  # seconds between two looks at the sends in progress
+SEND_SLICE = 500  # clients a flush writes to before it lets the event loop do anything else
 TOO_SLOW = 4008  # close code: the client could not keep up
 GONE = 4404  # close code: the tournament does not exist
 
 WAKE = b""  # an empty frame is never sent: it wakes a writer that has snapshots to send
 Send = Callable[[bytes], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
+# Puts a serialized websocket frame on the socket at once, or says False (app/web/live_protocol)
+WriteNow = Callable[[bytes], bool]
+# A message's frames as they go on the wire, by opcode (text or not): serialized once
+Wires = dict[bool, bytes]
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def wire(frame: bytes, *, text: bool) -> bytes:
+    """The whole websocket frame holding `frame`: frames from a server are not masked, so
+    these bytes are the same on every client's socket."""
+    return Frame(Opcode.TEXT if text else Opcode.BINARY, frame).serialize(mask=False)
 
 
 def utc_now() -> datetime:
@@ -63,6 +77,9 @@ class Connection:
 
     send: Send
     close: Close
+    # The server's way to write a frame at once, when it has one; `text`: text frames
+    write_now: WriteNow | None = None
+    text: bool = False
     channels: dict[str, int | None] = field(default_factory=dict)
     # (channel or None, frame): the channel lets a resync drop its stale changes
     queue: asyncio.Queue[tuple[str | None, bytes]] = field(
@@ -70,16 +87,28 @@ class Connection:
     )
     resync: set[str] = field(default_factory=set)
     writer: asyncio.Task[None] | None = None
+    busy: bool = False  # the writer holds frames taken from the queue and not yet sent
     # The hub's sweep count when the send in progress began (None: not sending). A timer per
     # frame cost more than the send itself; the hub's sweep finds the stuck ones instead.
     sending_since: int | None = None
     # which of the HEARTBEAT_SLICES turns carries this client's heartbeat
     heartbeat_slice: int = field(default_factory=lambda: next(_slices) % HEARTBEAT_SLICES)
 
-    def offer(self, channel: str | None, frame: bytes) -> None:
-        """Queue a frame without ever waiting: a slow client must not delay the others."""
+    def offer(self, channel: str | None, frame: bytes, wires: Wires | None = None) -> None:
+        """Send or queue a frame without ever waiting: a slow client must not delay the
+        others. `wires` keeps the frame serialized for the next client that gets it."""
         if channel is not None and channel in self.resync:
             return  # a fresh snapshot is coming for it anyway
+        if self.write_now is not None and not self.busy and self.queue.empty() and frame:
+            # Nothing is waiting to go before it: straight onto the socket, without waking
+            # the writer (most of the cost of a delivery when thousands of clients follow).
+            serialized = None if wires is None else wires.get(self.text)
+            if serialized is None:
+                serialized = wire(frame, text=self.text)
+                if wires is not None:
+                    wires[self.text] = serialized
+            if self.write_now(serialized):
+                return
         try:
             self.queue.put_nowait((channel, frame))
         except asyncio.QueueFull:
@@ -105,12 +134,15 @@ class Feed:
     snapshot_times: dict[str, float] = field(default_factory=dict)
     timed: dict[str, int] = field(default_factory=dict)  # channel -> version of a time-only change
     version: int = -1
+    notified: int = -1  # the newest version a commit was announced with
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
     boundary: asyncio.TimerHandle | None = None
     valid_until: datetime | None = None  # the next moment a clock changes phase by time
     clocks_followed: bool = False  # the last flush computed the clocks (and their boundary)
+    # The standings rows the last report made: most are the same after a hand (States)
+    rows_made: dict[Standing, dict[str, Any]] = field(default_factory=dict)
 
     def channels(self) -> set[str]:
         return set(self.subscribers)
@@ -139,22 +171,32 @@ class Feed:
             last = loop.time()
             try:
                 async with self.lock:
-                    await self._flush()
+                    await self._flush(self.notified)
             except Exception:
                 log.exception("live feed of tournament %s failed to update", self.tournament_id)
 
-    async def _compute(self, channels: Iterable[str]) -> tuple[int, dict[str, dict[str, Any]]]:
+    async def _compute(
+        self, channels: Iterable[str], at_least: int | None = None
+    ) -> tuple[int, dict[str, dict[str, Any]]]:
+        """The channels' states. With `at_least`, from the store's cached state when that
+        holds the version (a commit of this process: no thread, no query, a few ms sooner
+        to every client); otherwise, and without it, as the database has them."""
         wanted = sorted(channels)
         now = self.hub.clock()
 
         def view(tournament: Any, version: int) -> tuple[int, dict[str, dict[str, Any]]]:
-            states = States(tournament, now)
+            states = States(tournament, now, self.rows_made)
             return version, {channel: states.of(channel) for channel in wanted}
 
+        if at_least is not None:
+            cached = self.hub.store.read_cached(self.tournament_id, view, at_least)
+            if cached is not None:
+                return cached[0]
         return await asyncio.to_thread(self.hub.store.read, self.tournament_id, view)
 
-    async def _flush(self) -> None:
-        """Send every subscribed channel what changed since the state its clients hold."""
+    async def _flush(self, at_least: int | None = None) -> None:
+        """Send every subscribed channel what changed since the state its clients hold
+        (computed from a state of version `at_least` or later, if given: _compute)."""
         channels = self.channels()
         if not channels:
             self.states.clear()
@@ -166,7 +208,7 @@ class Feed:
         # a followed channel shows a clock (about 12 ms a flush for 256 tables), and only then.
         timed = any(channel_kind(channel) in TIMED for channel in channels)
         self.clocks_followed = timed
-        version, fresh = await self._compute(channels | {"clocks"} if timed else channels)
+        version, fresh = await self._compute(channels | {"clocks"} if timed else channels, at_least)
         clocks = fresh.get("clocks") if "clocks" in channels else fresh.pop("clocks", None)
         if not timed:
             # Nobody follows them: dropped, they cannot go stale by time unnoticed.
@@ -197,9 +239,16 @@ class Feed:
             self.history.setdefault(channel, deque(maxlen=HISTORY)).append((since, version, frame))
             if since == version:
                 self.timed[channel] = version  # changed by time alone, not by a commit
-            for connection in self.subscribers.get(channel, ()):
-                connection.offer(channel, frame)
-                connection.channels[channel] = version
+            wires: Wires = {}
+            clients = list(self.subscribers.get(channel, ()))
+            for start in range(0, len(clients), SEND_SLICE):
+                # A judge's answer, a heartbeat or a new client waits behind one slice of
+                # writes at most, not behind the whole hall.
+                await asyncio.sleep(0)
+                for connection in clients[start : start + SEND_SLICE]:
+                    if channel in connection.channels:  # it may have left meanwhile
+                        connection.offer(channel, frame, wires)
+                        connection.channels[channel] = version
         self._schedule_boundary(clocks)
 
     def _forget(self, channel: str) -> None:
@@ -324,6 +373,7 @@ class Feed:
         hub = self.hub
         while True:
             channel, frame = await connection.queue.get()
+            connection.busy = True  # until these are sent, later frames queue behind them
             if connection.resync:
                 resynced, connection.resync = connection.resync, set()
                 frames = [] if channel in resynced or not frame else [frame]
@@ -331,11 +381,12 @@ class Feed:
             elif frame:
                 frames = [frame]
             else:
-                continue
+                frames = []
             for item in frames:
                 connection.sending_since = hub.sweeps
                 await connection.send(item)
                 connection.sending_since = None
+            connection.busy = False
 
     def unsubscribe(self, connection: Connection, channels: Iterable[str] | None = None) -> None:
         for channel in list(connection.channels if channels is None else channels):
@@ -395,6 +446,7 @@ class Hub:
         """A change committed (in this process or another): update that feed soon."""
         feed = self.feeds.get(tournament_id)
         if feed is not None and version > feed.version:
+            feed.notified = max(feed.notified, version)
             feed.dirty.set()
 
     def committed(self, appended: Appended) -> None:
@@ -411,13 +463,14 @@ class Hub:
             server_time = format_time(self.clock())
             for feed in list(self.feeds.values()):
                 frame = b""
+                wires: Wires = {}
                 for connection in list(feed.connections):
                     if connection.heartbeat_slice != turn:
                         continue
                     frame = frame or encode(
                         {"type": "heartbeat", "version": feed.version, "server_time": server_time}
                     )
-                    connection.offer(None, frame)
+                    connection.offer(None, frame, wires)
 
     async def _sweep(self) -> None:
         """Close every client whose send has been stuck for SEND_TIMEOUT: it stopped reading.
@@ -460,5 +513,5 @@ class Hub:
                 except Exception:
                     log.exception("cannot read the version of tournament %s", tournament_id)
                     continue
-                if version is not None and version > feed.version:
-                    feed.dirty.set()
+                if version is not None:
+                    self.notify(tournament_id, version)

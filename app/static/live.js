@@ -123,7 +123,8 @@ export class LiveFeed {
 // "replace" is the whole state; "patch" (clocks) carries the rows that changed; "moves"
 // (standings) carries the rows whose values changed, the fields that changed, and moves:
 // [player, position] pairs taken out of the held order and put back, positions ascending.
-// Every other row keeps its place relative to the others; ranks follow the totals.
+// Every other row keeps its place relative to the others; ranks follow the totals, and each
+// row's side of the cut, distance and status follow from its place and the cut (placedRow).
 export function applyChange(channel, held, message) {
   const data = message.data;
   if (message.mode === "replace") return data;
@@ -145,21 +146,82 @@ export function applyChange(channel, held, message) {
   const placed = {};
   let rank = 0;
   let previous = null;
+  const next = { ...held, ...data };
+  delete next.removed;
+  delete next.moves;
   order.forEach((name, index) => {
-    let row = rows[name];
+    const row = rows[name];
     const position = index + 1;
     // rule ST-2: equal totals share a rank, and the next rank skips
     if (row.total !== previous) {
       rank = position;
       previous = row.total;
     }
-    if (row.rank !== rank || row.position !== position) row = { ...row, rank, position };
-    placed[name] = row;
+    placed[name] = placedRow(row, rank, position, next.cut, next.ended);
   });
-  const next = { ...held, ...data, [key]: placed };
-  delete next.removed;
-  delete next.moves;
+  next[key] = placed;
   return next;
+}
+
+// A standings row at its place, with what follows from the place and the round's cut
+// (channels.py, placed_row): its side of the line, its distance to it (rule ST-3), exact
+// (SC-4) and shown rounded down (SC-5), and its status.
+export function placedRow(row, rank, position, cut, ended) {
+  let above = null;
+  let distance = null;
+  if (cut) {
+    above = position <= cut.advance;
+    const other = above ? cut.next_total : cut.line_total;
+    if (other !== null && other !== undefined) {
+      distance = above ? subtract(row.total, other) : subtract(other, row.total);
+    }
+  }
+  let status = "playing";
+  if (ended) status = above === null ? "finished" : above ? "advanced" : "eliminated";
+  return {
+    ...row,
+    rank,
+    position,
+    above_cut: above,
+    distance: distance && exactText(distance),
+    distance_shown: distance && shownText(distance),
+    status,
+  };
+}
+
+// Exact scores travel as "n" or "n/d" (reduced): [numerator, denominator] in BigInt.
+function fraction(text) {
+  const [numerator, denominator = "1"] = String(text).split("/");
+  return [BigInt(numerator), BigInt(denominator)];
+}
+
+function gcd(a, b) {
+  let [x, y] = [a < 0n ? -a : a, b];
+  while (y) [x, y] = [y, x % y];
+  return x;
+}
+
+function subtract(a, b) {
+  const [an, ad] = fraction(a);
+  const [bn, bd] = fraction(b);
+  const numerator = an * bd - bn * ad;
+  const denominator = ad * bd;
+  const common = gcd(numerator, denominator) || 1n;
+  return [numerator / common, denominator / common];
+}
+
+function exactText([numerator, denominator]) {
+  return denominator === 1n ? `${numerator}` : `${numerator}/${denominator}`;
+}
+
+// Two decimals, rounded towards minus infinity (rule SC-5): -10.125 shows -10.13.
+function shownText([numerator, denominator]) {
+  const scaled = numerator * 100n;
+  let cents = scaled / denominator; // BigInt division truncates towards zero
+  if (scaled % denominator !== 0n && scaled < 0n) cents -= 1n;
+  const sign = cents < 0n ? "-" : "";
+  const magnitude = cents < 0n ? -cents : cents;
+  return `${sign}${magnitude / 100n}.${String(magnitude % 100n).padStart(2, "0")}`;
 }
 
 // Seconds left on a clock row, from its deadline and the server's time (rule CL-6).

@@ -21,6 +21,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from app.realtime.channels import valid_channel
 from app.realtime.hub import GONE, HEARTBEAT_INTERVAL, Connection, Hub, encode
 from app.services.errors import NotFound
+from app.web.live_protocol import DIRECT_WRITE
 
 router = APIRouter()
 
@@ -67,7 +68,13 @@ async def live(
     async def close(code: int, reason: str) -> None:
         await websocket.close(code, reason)
 
-    connection = Connection(send, close)
+    # uvicorn with app/web/live_protocol.py (`scoreboard serve`) lets the feed write frames
+    # itself; under any other server every frame goes through `send`.
+    direct = websocket.scope.get("extensions", {}).get(DIRECT_WRITE)
+    connection = Connection(
+        send, close, write_now=None if direct is None else direct["writer"].write,
+        text=format == "text",
+    )  # fmt: skip
     feed = hub.feed(tournament_id)
     connection.offer(
         None,

@@ -8,7 +8,7 @@ from typing import Any
 from e2e_support import wait_for
 
 from app.realtime.channels import change
-from tests.live_standings import standings_pair
+from tests.live_standings import PLACED_ROWS, standings_pair
 
 
 def test_the_live_client_follows_the_feed_in_the_browser(page: Any, hall: Any) -> None:
@@ -53,3 +53,20 @@ def test_the_live_client_applies_standings_changes_as_the_server_means_them(
     )
     wrong = [i for i, (_, _, after) in enumerate(examples) if rebuilt[i] != after]
     assert wrong == [], (examples[wrong[0]], rebuilt[wrong[0]]) if wrong else None
+
+
+def test_the_live_client_works_out_each_distance_to_the_cut_exactly(page: Any, hall: Any) -> None:
+    """live.js placedRow gives a row's side of the cut, its distance (rule ST-3), exact (SC-4)
+    and shown rounded down (SC-5), and its status, as channels.placed_row does."""
+    page.goto(f"{hall.base_url}/api/health")
+    derived = page.evaluate(
+        """async (cases) => {
+            const { placedRow } = await import('/static/live.js');
+            return cases.map(([total, position, cut, ended]) => {
+              const row = placedRow({ player: 'P1', total }, position, position, cut, ended);
+              return [row.above_cut, row.distance, row.distance_shown, row.status];
+            });
+        }""",
+        [list(case[:4]) for case in PLACED_ROWS],
+    )
+    assert derived == [list(case[4]) for case in PLACED_ROWS]

@@ -6,6 +6,7 @@ custom format: round 1 in 2 groups, 8 advance to a round of quarters, 4 to the f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from typing import Any
@@ -14,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.errors import LogError, MalformedInput
+from app.domain.errors import LogError, MalformedInput, RuleViolation
 from app.domain.hands import DirectPoints, Discard, Draw, HandResult, PlayerId, SelfDraw, settle
-from app.domain.replay import replay_lines, report
-from app.domain.standings import hands_key
+from app.domain.replay import apply_line, replay_lines, report, standings_report
+from app.domain.standings import Standing, Standings, hands_key, rank_round
 from app.domain.tournament import Tournament
 from bench.generate import Options, generate
 
@@ -150,6 +151,50 @@ def test_replay_is_deterministic(players: int, seed: int) -> None:
 
     assert first == second
     assert json.dumps(first) == json.dumps(second)
+
+
+@settings(max_examples=10, deadline=None)
+@given(player_counts, seeds)
+def test_standings_asked_after_every_line_are_those_ranked_afresh(players: int, seed: int) -> None:
+    """A tournament ranks a round once per state (Tournament.standings keeps them): after any
+    line, refused ones included, they are what ranking the round's scores again gives."""
+    lines = small_log(players, seed)
+    tournament = replay_lines(lines[:1])
+    for line in lines[1:]:
+        apply_line(tournament, line)
+        current = tournament.current_round
+        if current.standings_at_end is None:
+            assert tournament.standings(current.number) == rank_round(current.scores()), line
+    refused = replay_lines(lines[:1])
+    for line in lines[1:]:
+        before = tournament_standings(refused)
+        with contextlib.suppress(LogError, RuleViolation):  # a round that never began
+            apply_line(refused, json.dumps({**json.loads(line), "round": 99}))
+        assert tournament_standings(refused) == before, line
+        apply_line(refused, line)
+
+
+@settings(max_examples=10, deadline=None)
+@given(player_counts, seeds)
+def test_a_standings_report_reusing_earlier_rows_is_the_report_made_afresh(
+    players: int, seed: int
+) -> None:
+    """The live feed makes each report from the rows of the one before (rows_made)."""
+    lines = small_log(players, seed)
+    tournament = replay_lines(lines[:1])
+    rows_made: dict[Standing, dict[str, Any]] = {}
+    for line in lines[1:]:
+        apply_line(tournament, line)
+        current = tournament.current_round
+        standings, advance = tournament_standings(tournament), current.format.advance
+        assert standings_report(standings, advance, rows_made) == standings_report(
+            standings, advance
+        ), line
+        assert set(rows_made) == set(standings.rows)
+
+
+def tournament_standings(tournament: Tournament) -> Standings:
+    return tournament.standings(tournament.current_round.number)
 
 
 def shuffle_independent_lines(lines: list[str], rng: random.Random) -> list[str]:

@@ -1,0 +1,115 @@
+"""How the hub hands a frame to one client (app/realtime/hub.py, Connection.offer): straight
+onto the socket when nothing is waiting before it, in the client's bounded queue otherwise,
+and never out of order. The socket here is a list; every frame written to it is read back
+by websockets' own client protocol, as a browser would read it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from websockets.client import ClientProtocol
+from websockets.frames import Opcode
+from websockets.protocol import State
+from websockets.uri import parse_uri
+
+from app.realtime.hub import Connection, Wires
+
+
+class Socket:
+    """What the server's FrameWriter would take: bytes, while `open`."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.open = True
+
+    def write(self, frame: bytes) -> bool:
+        if not self.open:
+            return False
+        self.written.append(frame)
+        return True
+
+    def read(self) -> list[tuple[Opcode, bytes]]:
+        """The frames written, as a client parses them."""
+        client = ClientProtocol(parse_uri("ws://hall/"), state=State.OPEN)
+        client.receive_data(b"".join(self.written))
+        return [(event.opcode, bytes(event.data)) for event in client.events_received()]
+
+
+async def _never(*_: Any) -> None:
+    raise AssertionError("an idle client's frame went through the writer task")
+
+
+def connection(socket: Socket, *, text: bool = False) -> Connection:
+    return Connection(_never, _never, write_now=socket.write, text=text)
+
+
+def queued(client: Connection) -> list[bytes]:
+    return [frame for _, frame in client.queue._queue]  # type: ignore[attr-defined]
+
+
+def test_an_idle_client_gets_the_frame_on_its_socket_at_once() -> None:
+    socket = Socket()
+    client = connection(socket)
+    client.offer("standings", b'{"type":"change"}')
+    client.offer(None, b'{"type":"heartbeat"}')
+    assert socket.read() == [
+        (Opcode.BINARY, b'{"type":"change"}'),
+        (Opcode.BINARY, b'{"type":"heartbeat"}'),
+    ]
+    assert client.queue.empty()
+
+
+def test_a_text_client_gets_text_frames() -> None:
+    socket = Socket()
+    connection(socket, text=True).offer("standings", '{"name":"Zoë"}'.encode())
+    assert socket.read() == [(Opcode.TEXT, '{"name":"Zoë"}'.encode())]
+
+
+def test_a_frame_is_serialized_once_for_every_client_of_its_kind() -> None:
+    sockets = [Socket() for _ in range(3)]
+    clients = [connection(sockets[0]), connection(sockets[1]), connection(sockets[2], text=True)]
+    wires: Wires = {}
+    for client in clients:
+        client.offer("standings", b"{}", wires)
+    assert sockets[0].written[0] is sockets[1].written[0]  # the same bytes object
+    assert set(wires) == {False, True}
+    assert [socket.read() for socket in sockets] == [
+        [(Opcode.BINARY, b"{}")],
+        [(Opcode.BINARY, b"{}")],
+        [(Opcode.TEXT, b"{}")],
+    ]
+
+
+def test_a_refused_frame_waits_in_the_queue_and_later_ones_queue_behind_it() -> None:
+    socket = Socket()
+    client = connection(socket)
+    socket.open = False  # over the high-water mark: the client is not reading
+    client.offer("standings", b"1")
+    socket.open = True
+    client.offer("standings", b"2")  # the socket would take it, but 1 must go first
+    assert socket.written == []
+    assert queued(client) == [b"1", b"2"]
+
+
+def test_frames_queue_while_the_writer_holds_some_it_has_not_sent() -> None:
+    socket = Socket()
+    client = connection(socket)
+    client.busy = True  # e.g. fresh snapshots after an overflow, not yet sent
+    client.offer("standings", b"3")
+    assert socket.written == []
+    assert queued(client) == [b"3"]
+
+
+def test_a_channel_waiting_for_a_fresh_snapshot_gets_no_change() -> None:
+    socket = Socket()
+    client = connection(socket)
+    client.resync.add("standings")
+    client.offer("standings", b"stale")
+    client.offer("clocks", b"fresh")
+    assert socket.read() == [(Opcode.BINARY, b"fresh")]
+
+
+def test_without_a_direct_writer_every_frame_goes_through_the_queue() -> None:
+    client = Connection(_never, _never)
+    client.offer("standings", b"1")
+    assert queued(client) == [b"1"]
