@@ -135,6 +135,9 @@ class Feed:
     timed: dict[str, int] = field(default_factory=dict)  # channel -> version of a time-only change
     version: int = -1
     notified: int = -1  # the newest version a commit was announced with
+    # The version before the flush that is offering its changes, slice by slice: what a
+    # heartbeat says meanwhile, so that none names a version before its change has gone out
+    flushing_from: int | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
@@ -146,6 +149,9 @@ class Feed:
 
     def channels(self) -> set[str]:
         return set(self.subscribers)
+
+    def heartbeat_version(self) -> int:
+        return self.version if self.flushing_from is None else self.flushing_from
 
     def _join(self, connection: Connection, channel: str, version: int) -> None:
         connection.channels[channel] = version
@@ -214,7 +220,16 @@ class Feed:
             # Nobody follows them: dropped, they cannot go stale by time unnoticed.
             for channel in [c for c in self.states if channel_kind(c) in TIMED]:
                 self._forget(channel)
+        self.flushing_from = self.version
         self.version = max(self.version, version)
+        try:
+            await self._send_changes(version, fresh)
+        finally:
+            self.flushing_from = None
+        self._schedule_boundary(clocks)
+
+    async def _send_changes(self, version: int, fresh: dict[str, dict[str, Any]]) -> None:
+        """Offer each channel's change from the state its clients hold to `fresh`."""
         server_time = format_time(self.hub.clock())
         for channel, new in fresh.items():
             held = self.states.get(channel)
@@ -249,7 +264,6 @@ class Feed:
                     if channel in connection.channels:  # it may have left meanwhile
                         connection.offer(channel, frame, wires)
                         connection.channels[channel] = version
-        self._schedule_boundary(clocks)
 
     def _forget(self, channel: str) -> None:
         self.states.pop(channel, None)
@@ -468,7 +482,11 @@ class Hub:
                     if connection.heartbeat_slice != turn:
                         continue
                     frame = frame or encode(
-                        {"type": "heartbeat", "version": feed.version, "server_time": server_time}
+                        {
+                            "type": "heartbeat",
+                            "version": feed.heartbeat_version(),
+                            "server_time": server_time,
+                        }
                     )
                     connection.offer(None, frame, wires)
 

@@ -5,6 +5,9 @@ by websockets' own client protocol, as a browser would read it."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+from pathlib import Path
 from typing import Any
 
 from websockets.client import ClientProtocol
@@ -12,7 +15,11 @@ from websockets.frames import Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from app.realtime.hub import Connection, Wires
+from app.domain.replay import apply_line, replay_lines
+from app.domain.tournament import Tournament
+from app.realtime.hub import SEND_SLICE, Connection, Feed, Hub, Wires
+
+CLUB_LOG = Path(__file__).resolve().parents[2] / "examples" / "club.jsonl"
 
 
 class Socket:
@@ -113,3 +120,54 @@ def test_without_a_direct_writer_every_frame_goes_through_the_queue() -> None:
     client = Connection(_never, _never)
     client.offer("standings", b"1")
     assert queued(client) == [b"1"]
+
+
+# -- a flush, slice by slice ------------------------------------------------------------------
+
+
+class CachedStore:
+    """The store as the feed sees it after a commit of its own process: a tournament state,
+    read in the event loop (TournamentStore.read_cached)."""
+
+    def __init__(self, tournament: Tournament, version: int) -> None:
+        self.tournament = tournament
+        self.version = version
+
+    def read_cached(self, _: int, view: Any, at_least: int) -> tuple[Any] | None:
+        assert self.version >= at_least
+        return (view(self.tournament, self.version),)
+
+
+def test_a_flush_lets_the_loop_run_between_slices_and_no_heartbeat_runs_ahead() -> None:
+    """A hand reaches SEND_SLICE clients, then the event loop may answer a judge or send a
+    heartbeat, then the next slice. A heartbeat meanwhile names the version the clients
+    still waiting hold, never the one whose change has not reached them yet."""
+    lines = CLUB_LOG.read_text(encoding="utf-8").splitlines()
+    first_hand = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "hand")
+    tournament = replay_lines(lines[:first_hand])
+
+    async def scenario() -> None:
+        store = CachedStore(tournament, 7)
+        feed = Feed(1, Hub(store))  # type: ignore[arg-type]
+        sockets = [Socket() for _ in range(SEND_SLICE + 3)]
+        for socket in sockets:
+            feed._join(connection(socket), "standings", None)
+        await feed._flush(7)  # the state the clients hold
+        apply_line(tournament, lines[first_hand])
+        store.version = 8
+
+        flush = asyncio.create_task(feed._flush(8))
+        seen: list[tuple[int, int]] = []  # (clients holding the change, heartbeat version)
+        while not flush.done():
+            seen.append((sum(bool(s.written) for s in sockets), feed.heartbeat_version()))
+            await asyncio.sleep(0)
+        await flush
+
+        assert seen[0] == (0, 7)
+        assert (SEND_SLICE, 7) in seen  # between the slices, the loop ran
+        assert all(len(s.written) == 1 for s in sockets)
+        assert feed.heartbeat_version() == 8
+        ((opcode, payload),) = sockets[-1].read()
+        assert json.loads(payload)["since"] == 7 and json.loads(payload)["version"] == 8
+
+    asyncio.run(scenario())
