@@ -533,6 +533,19 @@ class Tournament:
             return game_dealer(table.game, table.seats, hand)
         return dealer(self.cycles(round_number, segment, table_number), hand)
 
+    def next_deal(
+        self, round_number: int, segment: int, table_number: int
+    ) -> tuple[int | None, PlayerId | None]:
+        """A table's next hand and who deals it; (None, None) when its segment has no more
+        (what a judge's answer, the tables view and the table channel show)."""
+        state = self.rounds[round_number]
+        next_hand = self._table(state, segment, table_number).next_hand(
+            state.format.hands_per_segment
+        )
+        if next_hand is None:
+            return None, None
+        return next_hand, self.dealer(round_number, segment, table_number, next_hand)
+
     def table_clocks(self, now: datetime) -> list[TableClock]:
         """Every table's clock in the round being played, at the server's time `now`
         (rule CL-6): for each table, the latest segment that has started by then (or its

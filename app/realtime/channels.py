@@ -98,7 +98,7 @@ class States:
             return {"round": current.number, "table": table, "segment": None}
         segment = clock["segment"] if clock is not None else segments[0]
         seated = current.tables[(segment, table)]
-        next_hand = seated.next_hand(current.format.hands_per_segment)
+        next_hand, next_dealer = tournament.next_deal(current.number, segment, table)
         state = {
             "round": current.number,
             "table": table,
@@ -116,11 +116,7 @@ class States:
                 for number in sorted(seated.hands)
             ],
             "next_hand": next_hand,
-            "next_dealer": (
-                None
-                if next_hand is None
-                else tournament.dealer(current.number, segment, table, next_hand)
-            ),
+            "next_dealer": next_dealer,
             "clock": clock,
         }
         if seated.game is not None:

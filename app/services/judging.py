@@ -82,7 +82,7 @@ def _hand_answer(
     state = tournament.rounds[event.round]
     table = state.tables[(event.segment, event.table)]
     settlement = table.settlements.get(event.hand)
-    next_hand = table.next_hand(state.format.hands_per_segment)
+    next_hand, next_dealer = tournament.next_deal(event.round, event.segment, event.table)
     return {
         "tournament": appended.tournament_id,
         "version": appended.version,
@@ -95,9 +95,7 @@ def _hand_answer(
         "deltas": None if settlement is None else {str(p): d for p, d in settlement.deltas},
         "hands_entered": sorted(table.hands),
         "next_hand": next_hand,
-        "next_dealer": tournament.dealer(
-            event.round, event.segment, event.table, table.last_hand + 1
-        ),
+        "next_dealer": next_dealer,
     }
 
 

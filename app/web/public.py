@@ -359,7 +359,7 @@ def tables(
         }
         rows = []
         for (segment, number), table in sorted(state.tables.items()):
-            next_hand = table.next_hand(state.format.hands_per_segment)
+            next_hand, next_dealer = tournament.next_deal(state.number, segment, number)
             clock = clocks.get((segment, number))
             rows.append(
                 TableRow(
@@ -370,9 +370,7 @@ def tables(
                     seats=list(table.seats),
                     hands_entered=sorted(table.hands),
                     next_hand=next_hand,
-                    next_dealer=None
-                    if next_hand is None
-                    else tournament.dealer(state.number, segment, number, next_hand),
+                    next_dealer=next_dealer,
                     closed=(table.group, segment) in state.closed,
                     clock=None if clock is None else ClockReport(**clock_report(clock)),
                     game=None if table.game is None else game_report(segment, number, table.game),

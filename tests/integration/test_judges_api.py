@@ -585,7 +585,7 @@ def test_a_full_half_takes_no_ninth_hand(
     assert [answer.status_code for answer in answers] == [201] * 8
     last = answers[-1].json()
     assert last["hands_entered"] == list(range(1, 9))
-    assert last["next_hand"] is None  # the half is finished
+    assert (last["next_hand"], last["next_dealer"]) == (None, None)  # the half is finished
     before = snapshot(store, club.tid)
 
     ninth = post(client, club, "hands", hand(1, 9, DRAW), key="t1-h9")
