@@ -34,7 +34,7 @@ HANDS_PER_CYCLE = 4  # rule FM-7: every player deals exactly once in a cycle
 # rule AA-23 (docs/ariari.md): an Ari Ari game has no planned number of hands; a table
 # takes at most this many, far more than any game needs
 MAX_GAME_HANDS = 100
-RULESETS = ("wsom", "ariari")
+RULESETS = ("wsom", "ariari")  # their rules: rulesets.RULESETS, checked against these
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.domain import ariari, hands
+from app.domain import ariari, formats, hands
 from app.domain.errors import HandRefused, MalformedInput, RuleViolation
 from app.domain.formats import Format
 from app.domain.hands import PlayerId, Settlement
@@ -104,6 +104,10 @@ class AriAri:
 
 
 RULESETS: Mapping[str, Ruleset] = {"wsom": Wsom(), "ariari": AriAri()}
+# formats.RULESETS names the rulesets a format may choose (it cannot import this module):
+# the two lists cannot drift apart unnoticed.
+if set(RULESETS) != set(formats.RULESETS):
+    raise ImportError(f"rulesets {sorted(RULESETS)} != format names {sorted(formats.RULESETS)}")
 
 
 def _wrong_ruleset(kind: str, ruleset: Ruleset, rule: str) -> MalformedInput:

@@ -7,6 +7,7 @@ transaction and answers with the new version and the lines it appended.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
@@ -184,10 +185,12 @@ class TokenAnswer(BaseModel):
     token: str = Field(description="The judge's bearer token; shown once, only its hash is kept")
 
 
-def _lines(store: StoreDep, tournament_id: int, kind: str, body: BaseModel) -> Recorded:
-    """Append the one log line a request body describes."""
-    event = admin.line_event(kind, body.model_dump())
-    return recorded(admin.append(store, tournament_id, [event]))
+def _lines(
+    store: StoreDep, tournament_id: int, kind: str, body: BaseModel | Mapping[str, Any]
+) -> Recorded:
+    """Append the one log line a request body (or the fields it implies) describes."""
+    fields = body.model_dump() if isinstance(body, BaseModel) else dict(body)
+    return recorded(admin.append(store, tournament_id, [admin.line_event(kind, fields)]))
 
 
 # -- tournaments ------------------------------------------------------------------------
@@ -261,8 +264,7 @@ def set_prizes(tournament_id: TournamentId, body: PrizesBody, store: StoreDep) -
 @router.post("/{tournament_id}/carry-over-rate", status_code=201, response_model=Recorded)
 def set_carry_over_rate(tournament_id: TournamentId, body: RateBody, store: StoreDep) -> Recorded:
     """The round 1 to 2 carry-over rate (rule SC-3), until round 1 starts."""
-    event = admin.line_event("carry_over_rate", {"round": 1, "rate": body.rate})
-    return recorded(admin.append(store, tournament_id, [event]))
+    return _lines(store, tournament_id, "carry_over_rate", {"round": 1, "rate": body.rate})
 
 
 # -- the draw ---------------------------------------------------------------------------
