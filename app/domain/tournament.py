@@ -149,12 +149,17 @@ class RoundState:
                 values.remove(value)
 
     def seats_of(self, player: PlayerId) -> list[tuple[int, int, SeatName]]:
-        """(segment, table, seat) of every segment the player sits in this round, in order."""
-        return sorted(
-            (segment, table, SEAT_NAMES[self.tables[(segment, table)].seats.index(player)])
-            for (segment, seated), table in self.seat_of.items()
-            if seated == player
-        )
+        """(segment, table, seat) of every segment the player sits in this round, in order.
+
+        A lookup per segment, not a scan of every seat: the live feed asks it for each phone
+        that follows a player, after every hand."""
+        seats = []
+        for segment in range(1, self.format.segments + 1):  # the log's segments: 1 to these
+            table = self.seat_of.get((segment, player))
+            if table is not None:
+                index = self.tables[(segment, table)].seats.index(player)
+                seats.append((segment, table, SEAT_NAMES[index]))
+        return seats
 
     def scores(self) -> RoundScores:
         return RoundScores(
@@ -199,6 +204,11 @@ class Tournament:
         self._ranked: dict[int, tuple[int, Standings]] = {}  # round -> (_applies, standings)
 
     # -- reading ---------------------------------------------------------------------
+
+    def player_named(self, text: str) -> PlayerId | None:
+        """The registered player whose id reads `text` (ids are ints or strings in the log;
+        a channel or a URL names them as text)."""
+        return self._player_names.get(text)
 
     @property
     def current_round(self) -> RoundState:

@@ -93,7 +93,11 @@ class States:
         tournament = self.tournament
         current = tournament.current_round
         clock = self.clock_rows().get(str(table))
-        segments = sorted(segment for segment, number in current.tables if number == table)
+        segments = [  # a lookup per segment: the tablets follow every table, after every hand
+            segment
+            for segment in range(1, current.format.segments + 1)
+            if (segment, table) in current.tables
+        ]
         if not segments:
             return {"round": current.number, "table": table, "segment": None}
         segment = clock["segment"] if clock is not None else segments[0]
@@ -126,7 +130,7 @@ class States:
     def player(self, player_id: str) -> dict[str, Any]:
         """One player in the current round: their standing and where they sit."""
         tournament = self.tournament
-        player = next((p for p in tournament.players if str(p) == player_id), None)
+        player = tournament.player_named(player_id)
         if player is None:
             return {"player": player_id, "registered": False}
         current = tournament.current_round

@@ -272,10 +272,10 @@ class ClocksAnswer(BaseModel):
 
 
 def _player(tournament: Tournament, player_id: str) -> PlayerRegistered:
-    for player, registered in tournament.players.items():
-        if str(player) == player_id:
-            return registered
-    raise NotFound(f"player {player_id!r} is not registered in this tournament")
+    player = tournament.player_named(player_id)
+    if player is None:
+        raise NotFound(f"player {player_id!r} is not registered in this tournament")
+    return tournament.players[player]
 
 
 # -- routes -----------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def _tournament_ids(store: TournamentStore) -> list[int]:
 
 
 def _has_player(tournament: Tournament, player_id: str) -> bool:
-    return any(str(player) == player_id for player in tournament.players)
+    return tournament.player_named(player_id) is not None
 
 
 def _tournament_of(store: TournamentStore, player_id: str, wanted: int | None) -> int:
@@ -365,8 +365,9 @@ def _plays_in(state: RoundState, player: PlayerId) -> bool:
 def _player_page(
     tournament: Tournament, tournament_id: int, player_id: str, now: datetime
 ) -> PlayerPage:
-    registered = next(r for p, r in tournament.players.items() if str(p) == player_id)
-    player = registered.player
+    player = tournament.player_named(player_id)
+    assert player is not None  # the route found the player first (_has_player)
+    registered = tournament.players[player]
     states = States(tournament, now)
     current = tournament.current_round
     # The round to show: the one being played, or the last one the player was in.
@@ -502,7 +503,8 @@ def player_chart(
     now = store.clock()
 
     def view(tournament: Tournament, _: int) -> Chart:
-        player = next(p for p in tournament.players if str(p) == player_id)
+        player = tournament.player_named(player_id)
+        assert player is not None  # _tournament_of found the player first
         return build_chart(_traces(tournament, player), _cut_total(States(tournament, now)))
 
     chart = store.read(tid, view)

@@ -19,7 +19,7 @@ from app.domain.errors import LogError, MalformedInput, RuleViolation
 from app.domain.hands import DirectPoints, Discard, Draw, HandResult, PlayerId, SelfDraw, settle
 from app.domain.replay import apply_line, replay_lines, report, standings_report
 from app.domain.standings import Standing, Standings, hands_key, rank_round
-from app.domain.tournament import Tournament
+from app.domain.tournament import SEAT_NAMES, Tournament
 from bench.generate import Options, generate
 
 SMALL_FORMAT = {"preset": "wsom2008", "advance": [8, 4]}
@@ -191,6 +191,24 @@ def test_a_standings_report_reusing_earlier_rows_is_the_report_made_afresh(
             standings, advance
         ), line
         assert set(rows_made) == set(standings.rows)
+
+
+@settings(max_examples=10, deadline=None)
+@given(player_counts, seeds)
+def test_where_a_player_sits_is_every_seat_the_seatings_gave_them(players: int, seed: int) -> None:
+    """RoundState.seats_of looks each segment up (the live feed asks for every phone that
+    follows a player); it finds what a scan of every seating of the round finds."""
+    tournament = replay_lines(small_log(players, seed))
+    for player in tournament.players:
+        assert tournament.player_named(str(player)) == player
+        for state in tournament.rounds.values():
+            scanned = sorted(
+                (segment, table, SEAT_NAMES[seated.seats.index(player)])
+                for (segment, table), seated in state.tables.items()
+                if player in seated.seats
+            )
+            assert state.seats_of(player) == scanned, (state.number, player)
+    assert tournament.player_named("nobody") is None
 
 
 def tournament_standings(tournament: Tournament) -> Standings:
