@@ -53,6 +53,11 @@ class FrameWriter:
         return True
 
 
+# What FrameWriter reads of uvicorn's protocol: if a uvicorn release renames any of them,
+# the extension is not offered and every frame takes the ordinary way (slower, still right)
+USED = ("close_sent", "disconnected", "handshake_complete", "writable", "conn", "transport")
+
+
 class LiveFeedProtocol(WebSocketsSansIOProtocol):
     """`scoreboard serve` runs uvicorn with this as its websocket protocol."""
 
@@ -60,5 +65,5 @@ class LiveFeedProtocol(WebSocketsSansIOProtocol):
         super().handle_connect(event)
         # The ASGI task has been created but has not run: it sees the extension.
         scope: Any = getattr(self, "scope", None)
-        if scope is not None:
+        if scope is not None and all(hasattr(self, name) for name in USED):
             scope["extensions"][DIRECT_WRITE] = {"writer": FrameWriter(self)}
