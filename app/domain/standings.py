@@ -12,11 +12,12 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 from app.domain.hands import PlayerId
 
 Status = Literal["advanced", "eliminated", "playing", "finished"]
+Score = TypeVar("Score", int, Fraction)  # a total scaled to a common denominator, or exact
 
 
 def standing_key(total_scaled: int, cut_order: int, player: PlayerId) -> tuple[int, int, str]:
@@ -165,10 +166,7 @@ def rank_round(scores: RoundScores) -> Standings:
         distance: int | None = None
         if advance is not None:
             above = position <= advance
-            if above and next_scaled is not None:
-                distance = total - next_scaled
-            elif not above and line_scaled is not None:
-                distance = line_scaled - total
+            distance = distance_to_cut(total, above, line_scaled, next_scaled)
         rows.append(
             Standing(
                 player,
@@ -180,17 +178,28 @@ def rank_round(scores: RoundScores) -> Standings:
                 denominator,
                 distance,
                 above,
-                _status(scores, above),
+                status_in_round(scores.ended, above),
             )
         )
     return Standings(scores.round, tuple(rows), cut, scores.ended)
 
 
-def _status(scores: RoundScores, above: bool | None) -> Status:
-    if not scores.ended:
+def distance_to_cut(
+    total: Score, above: bool, line: Score | None, after: Score | None
+) -> Score | None:
+    """rule ST-3: above the line, the margin over the (A+1)-th total (`after`); below it, the
+    points needed to reach the A-th (`line`). Scaled integers here; the live feed's clients
+    work it out in exact fractions from the cut's totals (channels.placed_row)."""
+    if above:
+        return None if after is None else total - after
+    return None if line is None else line - total
+
+
+def status_in_round(ended: bool, above: bool | None) -> Status:
+    if not ended:
         return "playing"
     if above is None:
-        return "finished"
+        return "finished"  # a round without a cut: the final
     return "advanced" if above else "eliminated"
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from app.domain.numbers import exact, shown
 from app.domain.replay import clock_report, game_report, standings_report
 from app.domain.rulesets import result_to_log
-from app.domain.standings import Standing
+from app.domain.standings import Standing, distance_to_cut, status_in_round
 from app.domain.tournament import SEAT_NAMES, TableSegment, Tournament
 
 # Fields of a clock report that follow from the time alone: a display computes them from
@@ -259,19 +259,11 @@ def placed_row(
     above: bool | None = None
     distance: Fraction | None = None
     if cut is not None:
-        # rule ST-3: below, the points to reach the A-th total; above, the margin over the
-        # (A+1)-th (the totals are the cut's: after a tie-break the order is the line's)
         above = position <= cut["advance"]
-        other = cut["next_total"] if above else cut["line_total"]
-        if other is not None:
-            total = Fraction(row["total"])
-            distance = total - Fraction(other) if above else Fraction(other) - total
-    if not ended:
-        status = "playing"
-    elif above is None:
-        status = "finished"
-    else:
-        status = "advanced" if above else "eliminated"
+        line, after = (
+            None if cut[key] is None else Fraction(cut[key]) for key in ("line_total", "next_total")
+        )
+        distance = distance_to_cut(Fraction(row["total"]), above, line, after)
     return {
         **row,
         "rank": rank,
@@ -279,7 +271,7 @@ def placed_row(
         "above_cut": above,
         "distance": None if distance is None else exact(distance),
         "distance_shown": None if distance is None else shown(distance),
-        "status": status,
+        "status": status_in_round(ended, above),
     }
 
 
