@@ -46,6 +46,7 @@ SEND_TIMEOUT = 10.0  # a client that takes longer to accept one frame is dropped
 SWEEP_INTERVAL = 1.0  # seconds between two looks at the sends in progress
 SEND_SLICE = 500  # clients a flush writes to before it lets the event loop do anything else
 TOO_SLOW = 4008  # close code: the client could not keep up
+CLOSE_GRACE = 5.0  # seconds a too-slow client has to read up to its close frame, or be cut off
 GONE = 4404  # close code: the tournament does not exist
 
 WAKE = b""  # an empty frame is never sent: it wakes a writer that has snapshots to send
@@ -80,6 +81,7 @@ class Connection:
     # The server's way to write a frame at once, when it has one; `text`: text frames
     write_now: WriteNow | None = None
     text: bool = False
+    abort: Callable[[], None] | None = None  # and to cut the connection without a goodbye
     channels: dict[str, int | None] = field(default_factory=dict)
     # (channel or None, frame): the channel lets a resync drop its stale changes
     queue: asyncio.Queue[tuple[str | None, bytes]] = field(
@@ -516,8 +518,19 @@ class Hub:
 
     @staticmethod
     async def _close_too_slow(connection: Connection) -> None:
-        with contextlib.suppress(Exception):
-            await connection.close(TOO_SLOW, "too slow to keep up with the feed")
+        """The close frame goes out once the client reads what was written before it. One
+        that never reads again (a phone put away with the page open) would keep its socket,
+        and the buffers behind it, for as long as its TCP connection lives: after CLOSE_GRACE
+        the connection is cut, where the server lets us (app/web/live_protocol.py)."""
+        try:
+            await asyncio.wait_for(
+                connection.close(TOO_SLOW, "too slow to keep up with the feed"), CLOSE_GRACE
+            )
+        except TimeoutError:
+            if connection.abort is not None:
+                connection.abort()
+        except Exception:  # the client is gone already: nothing to close
+            log.debug("closing a client too slow to keep up failed", exc_info=True)
 
     async def _poll_versions(self) -> None:
         """The safety net under the notifications: a feed behind the database catches up."""

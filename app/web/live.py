@@ -70,11 +70,14 @@ async def live(
 
     # uvicorn with app/web/live_protocol.py (`scoreboard serve`) lets the feed write frames
     # itself; under any other server every frame goes through `send`.
-    direct = websocket.scope.get("extensions", {}).get(DIRECT_WRITE)
+    frames = websocket.scope.get("extensions", {}).get(DIRECT_WRITE, {}).get("writer")
     connection = Connection(
-        send, close, write_now=None if direct is None else direct["writer"].write,
+        send,
+        close,
+        write_now=None if frames is None else frames.write,
         text=format == "text",
-    )  # fmt: skip
+        abort=None if frames is None else frames.abort,
+    )
     feed = hub.feed(tournament_id)
     connection.offer(
         None,

@@ -52,6 +52,10 @@ class FrameWriter:
         protocol.transport.write(frame)
         return True
 
+    def abort(self) -> None:
+        """Cut the connection now, whatever is still buffered for it."""
+        self.protocol.transport.abort()
+
 
 # What FrameWriter reads of uvicorn's protocol: if a uvicorn release renames any of them,
 # the extension is not offered and every frame takes the ordinary way (slower, still right)

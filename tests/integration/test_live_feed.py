@@ -24,7 +24,14 @@ from websockets.exceptions import ConnectionClosed
 
 from app.db.engine import make_engine
 from app.realtime.channels import DERIVED
-from app.realtime.hub import HEARTBEAT_INTERVAL, QUEUE_LIMIT, SEND_TIMEOUT, TOO_SLOW
+from app.realtime.hub import (
+    CLOSE_GRACE,
+    HEARTBEAT_INTERVAL,
+    QUEUE_LIMIT,
+    SEND_TIMEOUT,
+    SWEEP_INTERVAL,
+    TOO_SLOW,
+)
 from app.services.store import TournamentStore
 from bench.load import RoundOne, free_port
 from tests.integration.judging_setup import club_opening, discard, hand, self_draw
@@ -740,9 +747,10 @@ def player_channels(generated: RoundOne, count: int) -> list[str]:
 def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_dropped(
     server: LiveServer, store: TournamentStore
 ) -> None:
-    """Two clients stop reading while hands pour in: one for a moment (it must get a fresh
+    """Three clients stop reading while hands pour in: one for a moment (it must get a fresh
     snapshot of every channel once it reads again), one for longer than SEND_TIMEOUT (it
-    must be closed with 4008). Meanwhile a fast client's updates come as quickly as ever,
+    must be closed with 4008), one for good (its connection must be cut CLOSE_GRACE after
+    its close could not go out). Meanwhile a fast client's updates come as quickly as ever,
     and the server does not keep what it cannot send."""
     tournament, generated = round_one(store, players=256)
     channels = ["standings", "clocks", *player_channels(generated, 62)]
@@ -757,9 +765,10 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             Client.open(url, name="reference") as reference,
             stalled(url, "slow") as slow,
             stalled(url, "dead") as dead,
+            stalled(url, "gone") as gone,
         ):
             api = Api(http, server.base_url, tournament)
-            for client in (fast, reference, slow, dead):
+            for client in (fast, reference, slow, dead, gone):
                 await read_opening(client, 1 if client is fast else len(channels))
             opened_at = reference.held["standings"].version
             broken: list[str] = []
@@ -781,7 +790,7 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
 
             # Neither stalled client reads; their sockets fill up with the standings they ask
             # for again and again, and the changes of the first hands overflow their queues.
-            for client in (slow, dead):
+            for client in (slow, dead, gone):
                 await fill_socket(client, len(reference.messages[1].raw))
             latencies = [await wave()]
             # The slow client reads again; the dead one does not, for longer than SEND_TIMEOUT.
@@ -796,6 +805,11 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             await settled(slow, reference, channels)  # it catches up once the hands stop
             stop.set()
             await asyncio.gather(*readers)
+            # By now the sweep has given up on `gone` too (its socket was full as long as
+            # dead's); once CLOSE_GRACE has passed as well, its connection is cut.
+            cut_by = dead_since + SEND_TIMEOUT + 3 * SWEEP_INTERVAL + CLOSE_GRACE + 1
+            await asyncio.sleep(max(0.0, cut_by - time.monotonic()))
+            await gone.closed(timeout=TIMEOUT)
 
             assert max(latencies) < 1.0, latencies  # never anything like SEND_TIMEOUT
             # The slow client: a fresh snapshot of every channel, then changes on top of them
@@ -811,6 +825,8 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             assert dead.close_code == TOO_SLOW
             assert dead.close_reason == "too slow to keep up with the feed"
             assert len([m for m in dead.messages if m.type == "change"]) < changes
+            # The client that never read again: cut off, without a close frame.
+            assert gone.close_code is None, (gone.close_code, gone.close_reason)
             # What the server cannot send is dropped, not kept: while the dead client did not
             # read (its socket already full), it was offered far more frames than its queue
             # holds, and the server's memory grew by a few megabytes (history, caches) at most.
