@@ -14,7 +14,8 @@ The writer refuses (returns False) whenever the ordinary way must be taken inste
 the handshake, after a close, with per-message compression (a frame then depends on the
 connection's compressor), and while the transport's buffer is over its high-water mark (a
 client that is not reading: the frame waits in the feed's bounded queue, and the hub's sweep
-ends the client if it stays stuck).
+ends the client if it stays stuck). Through the same extension the hub cuts the connection
+of a client that never reads up to its close frame (`FrameWriter.abort`).
 """
 
 from __future__ import annotations
