@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
-from app.domain.hands import PlayerId, Settlement, check_fields, is_player_id
+from app.domain.hands import PlayerId, Settlement, check_fields, player_id
 
 Seats = tuple[PlayerId, PlayerId, PlayerId, PlayerId]  # starting east, south, west, north
 GameLength = Literal["east_south", "east_only"]
@@ -123,18 +123,11 @@ _RESULT_KEYS: Mapping[str, tuple[set[str], set[str]]] = {
 }
 
 
-def _player(raw: object, field: str) -> PlayerId:
-    if not is_player_id(raw):
-        raise MalformedInput("CONTRACT §1", field, f"must be a player id, got {raw!r}")
-    assert isinstance(raw, str | int)
-    return raw
-
-
 def _players(raw: Mapping[str, Any], key: str, field: str) -> tuple[PlayerId, ...]:
     value = raw.get(key, [])
     if not isinstance(value, list):
         raise MalformedInput("CONTRACT §1", f"{field}.{key}", "must be a list of player ids")
-    players = tuple(_player(p, f"{field}.{key}[{i}]") for i, p in enumerate(value))
+    players = tuple(player_id(p, f"{field}.{key}[{i}]") for i, p in enumerate(value))
     if len({str(p) for p in players}) != len(players):
         raise MalformedInput("CONTRACT §1", f"{field}.{key}", "names a player twice")
     return players
@@ -177,7 +170,7 @@ def _win(raw: object, field: str) -> Win:
                 "AA-19", f"{field}.fu", f"{fu!r} is not a valid fu: use 20, 25 or 30 to 110 by 10"
             )
     return Win(
-        _player(raw["winner"], f"{field}.winner"),
+        player_id(raw["winner"], f"{field}.winner"),
         # rule AA-20: every win has at least one yaku
         _count(raw["yaku"], f"{field}.yaku", "AA-20", 1),
         fan,
@@ -196,7 +189,7 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
     facts = HandFacts(
         _players(raw, "riichi", field),
         _players(raw, "dead", field),
-        None if dealer is None else _player(dealer, f"{field}.dealer"),
+        None if dealer is None else player_id(dealer, f"{field}.dealer"),
         None if counters is None else _count(counters, f"{field}.counters", "AA-6", 0),
     )
     if kind == "ron":
@@ -206,7 +199,7 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
                 "AA-4", f"{field}.wins", "must list 1 to 3 winners on the one discard"
             )
         return Ron(
-            _player(raw["discarder"], f"{field}.discarder"),
+            player_id(raw["discarder"], f"{field}.discarder"),
             tuple(_win(w, f"{field}.wins[{i}]") for i, w in enumerate(wins)),
             facts,
         )
@@ -214,7 +207,7 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
         return Tsumo(_win({k: raw[k] for k in _WIN_KEYS if k in raw}, field), facts)
     if kind == "exhaustive_draw":
         return ExhaustiveDraw(_players(raw, "tenpai", field), facts)
-    return Chombo(_player(raw["offender"], f"{field}.offender"), facts)
+    return Chombo(player_id(raw["offender"], f"{field}.offender"), facts)
 
 
 def _win_to_log(win: Win) -> dict[str, Any]:

@@ -80,7 +80,8 @@ def _integer(raw: object, field: str, rule: str) -> int:
     return raw
 
 
-def _player(raw: object, field: str) -> PlayerId:
+def player_id(raw: object, field: str) -> PlayerId:
+    """A player named by a result, or a refusal naming the field (CONTRACT §1)."""
     if not is_player_id(raw):
         raise MalformedInput("CONTRACT §1", field, f"must be a player id, got {raw!r}")
     assert isinstance(raw, str | int)
@@ -93,6 +94,9 @@ _RESULT_KEYS = {
     "draw": ({"kind"}, set()),
     "points": ({"kind", "deltas"}, {"winner", "value"}),
 }
+
+
+KINDS = tuple(_RESULT_KEYS)  # the WSOM result kinds (rule HS-1)
 
 
 def check_fields(
@@ -113,20 +117,18 @@ def parse_result(raw: object, field: str = "result") -> HandResult:
         raise MalformedInput("HS-1", field, "must be an object with a kind")
     kind = raw.get("kind")
     if kind not in _RESULT_KEYS:
-        raise MalformedInput(
-            "HS-1", f"{field}.kind", f"{kind!r} is not one of self_draw, discard, draw, points"
-        )
+        raise MalformedInput("HS-1", f"{field}.kind", f"{kind!r} is not one of {', '.join(KINDS)}")
     required, optional = _RESULT_KEYS[kind]
     check_fields(raw, required, optional, field, f"a {kind}", "HS-1")
     if kind == "self_draw":
         return SelfDraw(
-            _player(raw["winner"], f"{field}.winner"),
+            player_id(raw["winner"], f"{field}.winner"),
             _integer(raw["value"], f"{field}.value", "HS-3"),
         )
     if kind == "discard":
         return Discard(
-            _player(raw["winner"], f"{field}.winner"),
-            _player(raw["discarder"], f"{field}.discarder"),
+            player_id(raw["winner"], f"{field}.winner"),
+            player_id(raw["discarder"], f"{field}.discarder"),
             _integer(raw["value"], f"{field}.value", "HS-3"),
         )
     if kind == "draw":
@@ -153,7 +155,7 @@ def _parse_points(raw: Mapping[str, Any], field: str) -> DirectPoints:
     if has_winner:
         return DirectPoints(
             pairs,
-            _player(raw["winner"], f"{field}.winner"),
+            player_id(raw["winner"], f"{field}.winner"),
             _integer(raw["value"], f"{field}.value", "HS-3"),
         )
     return DirectPoints(pairs)

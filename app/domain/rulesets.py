@@ -19,7 +19,6 @@ from app.domain.hands import PlayerId, Settlement
 
 HandResult = hands.HandResult | ariari.AriAriResult
 Seats = tuple[PlayerId, PlayerId, PlayerId, PlayerId]
-WSOM_KINDS = ("self_draw", "discard", "draw", "points")
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class Wsom:
     """WSOM hands are independent (rule HS-2): only the changed hand is settled again."""
 
     name = "wsom"
-    kinds: tuple[str, ...] = WSOM_KINDS
+    kinds: tuple[str, ...] = hands.KINDS
 
     def play(
         self,
@@ -103,7 +102,7 @@ class AriAri:
         return TablePlay(game.settlements(), game)
 
 
-RULESETS: Mapping[str, Ruleset] = {"wsom": Wsom(), "ariari": AriAri()}
+RULESETS: Mapping[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Wsom(), AriAri())}
 # formats.RULESETS names the rulesets a format may choose (it cannot import this module):
 # the two lists cannot drift apart unnoticed.
 if set(RULESETS) != set(formats.RULESETS):
@@ -124,8 +123,8 @@ def parse_result(raw: object, field: str = "result") -> HandResult:
     (which ruleset may play it is the tournament's check)."""
     if isinstance(raw, dict) and raw.get("kind") in ariari.KINDS:
         return ariari.parse_result(raw, field)
-    if isinstance(raw, dict) and raw.get("kind") not in WSOM_KINDS:
-        kinds = ", ".join((*WSOM_KINDS, *ariari.KINDS))
+    if isinstance(raw, dict) and raw.get("kind") not in hands.KINDS:
+        kinds = ", ".join((*hands.KINDS, *ariari.KINDS))
         raise MalformedInput("HS-1", f"{field}.kind", f"{raw.get('kind')!r} is not one of {kinds}")
     return hands.parse_result(raw, field)
 

@@ -496,7 +496,7 @@ class Hub:
         """Close every client whose send has been stuck for SEND_TIMEOUT: it stopped reading.
         Its writer waits in that send (uvicorn writes none of a frame before the socket has
         drained), so cancelling it there loses nothing; the close frame goes out once the
-        socket drains, if ever, and the handler ends when the client leaves."""
+        socket drains, or the connection is cut (_close_too_slow)."""
         stuck_for = math.ceil(SEND_TIMEOUT / SWEEP_INTERVAL) + 1
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
