@@ -156,6 +156,19 @@ function el(tag, props = {}, ...children) {
 
 const $ = (id) => document.getElementById(id);
 
+// A labelled group of choice buttons: the label, then the buttons in a row of `rowClass`.
+function choiceGroup(label, rowClass, dataset, buttons) {
+  return el(
+    "div",
+    { class: "pick" },
+    el("div", { class: "pick-label", text: label }),
+    el("div", { class: `choice-row ${rowClass}`, role: "group", "aria-label": label, dataset }, ...buttons),
+  );
+}
+
+// A winner's hand as the judge starts entering it: 1 fan, 1 yaku, no fu or limit yet.
+const newWin = () => ({ fan: 1, fu: null, limit: null, yaku: 1 });
+
 function signed(n) {
   if (n === null || n === undefined) return "–";
   return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
@@ -1213,30 +1226,26 @@ class Tablet {
   // A row of the table's four seats for one role of the hand; `multi` roles toggle.
   aaSeatRow(label, role, segment, hand, { selected, disabled = () => false, tap }) {
     const seats = this.seatsOf(segment);
-    return el(
-      "div",
-      { class: "pick" },
-      el("div", { class: "pick-label", text: label }),
-      el(
-        "div",
-        { class: "choice-row seats-row", role: "group", "aria-label": label, dataset: { role } },
-        ...seats.map((player) =>
-          el(
-            "button",
-            {
-              type: "button",
-              class: "seat-button",
-              "aria-pressed": String(selected(String(player))),
-              disabled: disabled(String(player)),
-              dataset: { player: String(player) },
-              onclick: () => {
-                tap(String(player));
-                this.renderEntry();
-              },
+    return choiceGroup(
+      label,
+      "seats-row",
+      { role },
+      seats.map((player) =>
+        el(
+          "button",
+          {
+            type: "button",
+            class: "seat-button",
+            "aria-pressed": String(selected(String(player))),
+            disabled: disabled(String(player)),
+            dataset: { player: String(player) },
+            onclick: () => {
+              tap(String(player));
+              this.renderEntry();
             },
-            el("span", { class: "wind", text: this.windOf(segment, hand, player) }),
-            el("span", { class: "name", text: this.nameOf(player) }),
-          ),
+          },
+          el("span", { class: "wind", text: this.windOf(segment, hand, player) }),
+          el("span", { class: "name", text: this.nameOf(player) }),
         ),
       ),
     );
@@ -1275,26 +1284,22 @@ class Tablet {
         }),
       );
     const choices = (label, field, values, text = String) =>
-      el(
-        "div",
-        { class: "pick" },
-        el("div", { class: "pick-label", text: label }),
-        el(
-          "div",
-          { class: "choice-row small-choices", role: "group", "aria-label": label, dataset: { field } },
-          ...values.map((value) =>
-            el("button", {
-              type: "button",
-              text: text(value),
-              "aria-pressed": String(win[field] === value),
-              dataset: { value: String(value) },
-              onclick: () => {
-                win[field] = win[field] === value ? null : value;
-                if (field === "limit" && value !== null) win.fan = null;
-                this.renderEntry();
-              },
-            }),
-          ),
+      choiceGroup(
+        label,
+        "small-choices",
+        { field },
+        values.map((value) =>
+          el("button", {
+            type: "button",
+            text: text(value),
+            "aria-pressed": String(win[field] === value),
+            dataset: { value: String(value) },
+            onclick: () => {
+              win[field] = win[field] === value ? null : value;
+              if (field === "limit" && value !== null) win.fan = null;
+              this.renderEntry();
+            },
+          }),
         ),
       );
     const needsFu = !win.limit && (win.fan ?? 0) < 5;
@@ -1332,7 +1337,7 @@ class Tablet {
           disabled: (p) => p === draft.discarder,
           tap: (p) => {
             toggle(draft.winners, p);
-            draft.wins[p] ??= { fan: 1, fu: null, limit: null, yaku: 1 };
+            draft.wins[p] ??= newWin();
           },
         }),
       );
@@ -1342,7 +1347,7 @@ class Tablet {
           selected: (p) => draft.winners.includes(p),
           tap: (p) => {
             draft.winners = [p];
-            draft.wins[p] ??= { fan: 1, fu: null, limit: null, yaku: 1 };
+            draft.wins[p] ??= newWin();
           },
         }),
       );
