@@ -5,6 +5,7 @@ from contextlib import asynccontextmanager
 from typing import TypedDict
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from app import __version__
 from app.db.engine import make_engine, migrate
@@ -12,7 +13,7 @@ from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import Hub
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
-from app.web import errors, pages, routes
+from app.web import errors, live, pages, routes
 
 
 class AppState(TypedDict):
@@ -21,6 +22,12 @@ class AppState(TypedDict):
     settings: Settings
     store: TournamentStore
     hub: Hub
+
+
+class ScoreboardApp(FastAPI):
+    def build_middleware_stack(self) -> ASGIApp:
+        # The live feed's websockets skip the middleware and the routers (live.feed_first).
+        return live.feed_first(super().build_middleware_stack())
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -50,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.stop()
             engine.dispose()
 
-    app = FastAPI(title="WSOM Scoreboard", version=__version__, lifespan=lifespan)
+    app = ScoreboardApp(title="WSOM Scoreboard", version=__version__, lifespan=lifespan)
     app.include_router(routes.router)
     pages.mount_static(app)
     errors.install(app)

@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from app.realtime.channels import valid_channel
 from app.realtime.hub import GONE, HEARTBEAT_INTERVAL, Connection, Hub, encode
 from app.services.errors import NotFound
 from app.web.live_protocol import DIRECT_WRITE
 
-router = APIRouter()
-
 DEFAULT_CHANNELS = "standings,clocks"
 MAX_CHANNELS = 64
+LIVE_PATH = re.compile(r"/ws/tournaments/([^/]+)")
+BAD_REQUEST = 1008  # close code: a parameter of the URL is not valid (named in the reason)
 
 
 def _channels(text: str) -> list[str]:
@@ -34,20 +36,48 @@ def _channels(text: str) -> list[str]:
     return list(dict.fromkeys(names))[:MAX_CHANNELS]
 
 
-@router.websocket("/ws/tournaments/{tournament_id}")
-async def live(
-    websocket: WebSocket,
-    tournament_id: int,
-    channels: str = DEFAULT_CHANNELS,
-    since: int | None = None,
-    format: str = "binary",
-) -> None:
+def feed_first(app: ASGIApp) -> ASGIApp:
+    """The live feed's websockets go straight to `live`, past the HTTP middleware and the
+    router; everything else goes to `app`. Thousands of phones and hall screens each hold
+    one for hours, and every layer in between kept a suspended coroutine, closures and an
+    exit stack per connection: memory, and objects each full garbage collection walks while
+    no update goes out (bench/fanout.py)."""
+
+    async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
+        match = LIVE_PATH.fullmatch(scope["path"]) if scope["type"] == "websocket" else None
+        if match is None:
+            await app(scope, receive, send)
+        else:
+            await live(WebSocket(scope, receive, send), match[1])
+
+    return dispatch
+
+
+def _number(text: str) -> int | None:
+    """A tournament id or a version from the URL: ASCII digits, and small enough for the
+    database's integers; None otherwise."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+async def live(websocket: WebSocket, tournament: str) -> None:
+    """`WS /ws/tournaments/{tid}?channels=...&since=...&format=...` (module docstring)."""
     hub: Hub = websocket.state.hub
-    wanted = _channels(channels)
-    bad = [name for name in wanted if not valid_channel(name)]
+    query = websocket.query_params
+    wanted = _channels(query.get("channels", DEFAULT_CHANNELS))
+    text = query.get("format") == "text"
     await websocket.accept()
+    tournament_id = _number(tournament)
+    if tournament_id is None:
+        await websocket.close(BAD_REQUEST, f"tournament: {tournament!r} is not a tournament id")
+        return
+    since_text = query.get("since")
+    since = None if since_text is None else _number(since_text)
+    if since_text is not None and since is None:
+        await websocket.close(BAD_REQUEST, "since: the version to resume from is a number")
+        return
+    bad = [name for name in wanted if not valid_channel(name)]
     if bad:
-        await websocket.close(1008, f"unknown channel {bad[0]!r}")
+        await websocket.close(BAD_REQUEST, f"unknown channel {bad[0]!r}")
         return
     try:
         version = await asyncio.to_thread(hub.store.version, tournament_id)
@@ -55,7 +85,7 @@ async def live(
         await websocket.close(GONE, f"tournament {tournament_id} does not exist")
         return
 
-    if format == "text":
+    if text:
 
         async def send(frame: bytes) -> None:
             await websocket.send_text(frame.decode())
@@ -75,7 +105,7 @@ async def live(
         send,
         close,
         write_now=None if frames is None else frames.write,
-        text=format == "text",
+        text=text,
         abort=None if frames is None else frames.abort,
     )
     feed = hub.feed(tournament_id)

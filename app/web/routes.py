@@ -1,4 +1,6 @@
-"""Every router is mounted here, one include per audience (judges, admin, public, pages, feeds)."""
+"""Every router is mounted here, one include per audience (judges, admin, public, pages, feeds).
+The live feed's websocket is not a route: it goes past the routers (app/web/live.py).
+"""
 
 from fastapi import APIRouter
 
@@ -10,7 +12,6 @@ from app.web import (
     health,
     judge_pages,
     judges,
-    live,
     overlay,
     public,
     spectator,
@@ -21,7 +22,6 @@ router.include_router(health.router)
 router.include_router(judges.router)
 router.include_router(admin.router)
 router.include_router(public.router)
-router.include_router(live.router)
 router.include_router(feeds.router)
 # Pages, one module per audience (issue 6).
 router.include_router(hall.router)

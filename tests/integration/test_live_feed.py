@@ -33,7 +33,7 @@ from app.realtime.hub import (
     TOO_SLOW,
 )
 from app.services.store import TournamentStore
-from bench.load import RoundOne, free_port
+from bench.load import HOST, RoundOne, free_port
 from tests.integration.judging_setup import club_opening, discard, hand, self_draw
 from tests.integration.live_setup import (
     TIMEOUT,
@@ -202,6 +202,34 @@ def test_an_unknown_channel_is_refused_with_1008(
             with pytest.raises(ConnectionClosed):
                 await client.recv()
             assert client.close_code == code
+            assert client.messages == []
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/ws/tournaments/{tid}?channels=standings&since=41x", "since"),
+        ("/ws/tournaments/{tid}?since=-1", "since"),
+        ("/ws/tournaments/{tid}?since=%C2%B2", "since"),  # a superscript two is no number
+        ("/ws/tournaments/abc?channels=standings", "tournament"),
+        ("/ws/tournaments/1000000000000000000000", "tournament"),
+    ],
+)
+def test_a_bad_version_or_tournament_id_in_the_url_is_refused_with_1008_naming_it(
+    server: LiveServer, club: Tournament, path: str, field: str
+) -> None:
+    """The feed's websocket goes past FastAPI's routing (app/web/live.py, feed_first): its
+    own parsing of the URL must still refuse what is not a number, and say which part."""
+
+    async def scenario() -> None:
+        url = f"ws://{HOST}:{server.port}" + path.format(tid=club.tid)
+        async with Client.open(url) as client:
+            with pytest.raises(ConnectionClosed):
+                await client.recv()
+            assert client.close_code == 1008
+            assert (client.close_reason or "").startswith(f"{field}:"), client.close_reason
             assert client.messages == []
 
     run(scenario())
