@@ -7,7 +7,7 @@ every table (bench/fanout.py), and the channels a full hall follows: the standin
 clocks, every table (the judges' tablets) and 1,000 players (spectators' phones). For
 hands played one at a time, it times, per hand:
 - the channels' states (app/realtime/channels.States), as a flush computes them, with the
-  standings rows of the report before reused (Feed.rows_made) and without;
+  standings rows made for the state before reused (LiveStandings.earlier) and without;
 - the changes from the states before and their encoding, once per changed channel.
 It also prints how many channels a hand changes and the bytes of their changes.
 The event loop of `scoreboard serve` does this work once per update (at most ten a second).
@@ -23,7 +23,7 @@ from typing import Any
 
 from app.domain.replay import apply_line, replay_lines
 from app.domain.standings import Standing
-from app.realtime.channels import States, change
+from app.realtime.channels import LiveState, States, change
 from app.realtime.hub import encode
 from bench.fanout import PLAYED_BEFORE, PLAYERS, SEED, Poster, played_lines
 from bench.load import RoundOne
@@ -43,11 +43,15 @@ def main() -> None:
         *(f"player:{player}" for player in players),
     ]
     now = datetime.now(UTC)
-    rows_made: dict[Standing, dict[str, Any]] = {}
+    earlier: dict[Standing, dict[str, Any]] = {}
 
-    def states(reuse: bool) -> dict[str, dict[str, Any]]:
-        view = States(tournament, now, rows_made if reuse else None)
-        return {channel: view.of(channel) for channel in channels}
+    def states(reuse: bool) -> dict[str, LiveState]:
+        nonlocal earlier
+        view = States(tournament, now, earlier if reuse else None)
+        fresh = {channel: view.live(channel) for channel in channels}  # as a flush does
+        if reuse:
+            earlier = view.live_standings().made
+        return fresh
 
     poster = Poster(round_one, {}, PLAYED_BEFORE)
     held = states(True)

@@ -8,26 +8,27 @@ totals, shared ranks and ties at the cut (with their tie-break by hands) are com
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from app.domain.replay import standings_report
-from app.domain.standings import RoundScores, rank_round
+from app.domain.standings import RoundScores, Standing, rank_round
+from app.realtime.channels import LiveStandings
 
 Pick = Callable[[int, int], int]
 State = dict[str, Any]
+T = TypeVar("T")
 
 
-def standings_state(
+def _scores(
     play: dict[str, int],
     carry_in: dict[str, Fraction],
     hands: dict[str, list[int]],
     advance: int | None,
-    ended: bool = False,
-) -> State:
-    """A standings channel state, as app.realtime.channels.States builds it."""
-    scores = RoundScores(
+    ended: bool,
+) -> RoundScores:
+    return RoundScores(
         round=1,
         advance=advance,
         field=list(play),
@@ -37,20 +38,49 @@ def standings_state(
         winning_values={p: sorted(v, reverse=True) for p, v in hands.items()},
         ended=ended,
     )
-    report = standings_report(rank_round(scores), advance)
+
+
+def standings_state(
+    play: dict[str, int],
+    carry_in: dict[str, Fraction],
+    hands: dict[str, list[int]],
+    advance: int | None,
+    ended: bool = False,
+) -> State:
+    """A standings channel state as a snapshot holds it: the whole report, every row made
+    afresh (standings_report, as the API serves it)."""
+    report = standings_report(rank_round(_scores(play, carry_in, hands, advance, ended)), advance)
     rows = report.pop("standings")
     return {**report, "rows": {str(row["player"]): row for row in rows}}
 
 
-def standings_pair(pick: Pick, most_players: int = 24) -> tuple[State, State]:
+def live_standings(
+    play: dict[str, int],
+    carry_in: dict[str, Fraction],
+    hands: dict[str, list[int]],
+    advance: int | None,
+    ended: bool = False,
+    earlier: Mapping[Standing, dict[str, Any]] | None = None,
+) -> LiveStandings:
+    """The same state as the live feed holds it (rows made when needed)."""
+    standings = rank_round(_scores(play, carry_in, hands, advance, ended))
+    return LiveStandings.of(standings, advance, earlier)
+
+
+def standings_pair(
+    pick: Pick,
+    most_players: int = 24,
+    build: Callable[..., T] = standings_state,  # type: ignore[assignment]
+) -> tuple[T, T]:
     """A round's standings, then the same round after a few hands, penalties, a player
-    withdrawn or added: totals change for some players, and many others move."""
+    withdrawn or added: totals change for some players, and many others move. `build` makes
+    each state from the scores (standings_state, or a pair of states to compare)."""
     players = [f"P{number:03d}" for number in range(pick(1, most_players))]
     advance = None if pick(0, 3) == 0 else pick(1, len(players))
     play = {p: pick(-2, 2) * 5 for p in players}
     carry_in = {p: Fraction(pick(-2, 2), 4) for p in players if pick(0, 2) == 0}
     hands = {p: [pick(5, 7) for _ in range(pick(0, 2))] for p in players}
-    before = standings_state(play, carry_in, hands, advance)
+    before = build(play, carry_in, hands, advance)
 
     for _ in range(pick(0, 3)):  # hands and penalties: a few totals change
         player = players[pick(0, len(players) - 1)]
@@ -67,7 +97,7 @@ def standings_pair(pick: Pick, most_players: int = 24) -> tuple[State, State]:
     field = len(play)
     after_advance = advance if advance is None or advance <= field else field
     ended = pick(0, 4) == 0  # the round ends: every row's status follows its side of the cut
-    return before, standings_state(play, carry_in, hands, after_advance, ended)
+    return before, build(play, carry_in, hands, after_advance, ended)
 
 
 # A standings row's derived fields (channels.placed_row, live.js placedRow): its total, its

@@ -151,28 +151,14 @@ def game_report(segment: int, table_number: int, game: Game) -> dict[str, Any]:
     }
 
 
-def standings_report(
-    standings: Standings,
-    advance: int | None,
-    rows_made: dict[Standing, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """One round's standings, in the shape of CONTRACT.md §2 (also served by the API).
+def standings_report(standings: Standings, advance: int | None) -> dict[str, Any]:
+    """One round's standings, in the shape of CONTRACT.md §2 (also served by the API)."""
+    rows = [standing_row(row) for row in standings.rows]
+    return {**standings_header(standings, advance), "standings": rows}
 
-    `rows_made` maps the rows of an earlier report to what they were made into: a row that
-    has not changed since is taken from there (after a hand, most of a 1,000-player round;
-    the live feed builds a report after every hand). It is refilled with this report's rows.
-    The rows are shared, then: nobody may change them.
-    """
-    made = rows_made if rows_made is not None else {}
-    earlier = dict(made)
-    made.clear()
-    rows = []
-    for row in standings.rows:
-        reported = earlier.get(row)
-        if reported is None:
-            reported = _standing_row(row)
-        made[row] = reported
-        rows.append(reported)
+
+def standings_header(standings: Standings, advance: int | None) -> dict[str, Any]:
+    """What a standings report says besides its rows: the round and its cut line."""
     cut = standings.cut
     return {
         "round": standings.round,
@@ -186,11 +172,10 @@ def standings_report(
             "next_total": None if cut.next_total is None else exact(cut.next_total),
             "tie": None if cut.tie is None else _tie_report(cut.tie),
         },
-        "standings": rows,
     }
 
 
-def _standing_row(row: Standing) -> dict[str, Any]:
+def standing_row(row: Standing) -> dict[str, Any]:
     distance, denominator = row.distance_scaled, row.denominator
     return {
         "player": row.player,

@@ -11,15 +11,21 @@ next: the rows that changed and how the order moved (standings), the rows that c
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
 from app.domain.numbers import exact, shown
-from app.domain.replay import clock_report, game_report, standings_report
+from app.domain.replay import (
+    clock_report,
+    game_report,
+    standing_row,
+    standings_header,
+)
 from app.domain.rulesets import result_to_log
-from app.domain.standings import Standing, distance_to_cut, status_in_round
+from app.domain.standings import Standing, Standings, distance_to_cut, status_in_round
 from app.domain.tournament import SEAT_NAMES, TableSegment, Tournament
 
 # Fields of a clock report that follow from the time alone: a display computes them from
@@ -42,6 +48,93 @@ def valid_channel(channel: str) -> bool:
     return kind == "player" and bool(argument) and len(argument) <= 200
 
 
+Base = tuple[int, int, int, int]  # what a hand can change in a row (LiveStandings.bases)
+
+
+@dataclasses.dataclass(eq=False)
+class LiveStandings:
+    """The standings channel's state as the live feed holds it.
+
+    A snapshot is the whole state (`full()`, the same as States.standings()). After a hand,
+    most rows change only in what follows from their place (DERIVED), and a change sends none
+    of that (standings_moves): so the rows are made only when a snapshot or a change needs
+    them, and two states are compared by their order and by each player's `base`, the values
+    a hand changes. Made once per version, shared by every client; nobody changes it.
+    """
+
+    header: dict[str, Any]  # round, advance, ended, cut (standings_header)
+    standings: Standings
+    order: list[str]  # the players by position
+    bases: dict[str, Base]  # player -> (carry_in_scaled, play, total_scaled, denominator)
+    index: dict[str, int]  # player -> index of their row in standings.rows
+    # Rows of the state before, by their Standing: a row whose Standing is the same is reused
+    earlier: Mapping[Standing, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    made: dict[Standing, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    _full: dict[str, Any] | None = None
+
+    @staticmethod
+    def of(
+        standings: Standings,
+        advance: int | None,
+        earlier: Mapping[Standing, dict[str, Any]] | None = None,
+    ) -> LiveStandings:
+        order = [str(row.player) for row in standings.rows]
+        return LiveStandings(
+            standings_header(standings, advance),
+            standings,
+            order,
+            {
+                player: (row.carry_in_scaled, row.play, row.total_scaled, row.denominator)
+                for player, row in zip(order, standings.rows, strict=True)
+            },
+            {player: index for index, player in enumerate(order)},
+            earlier if earlier is not None else {},
+        )
+
+    def row(self, player: str) -> dict[str, Any] | None:
+        index = self.index.get(player)
+        if index is None:
+            return None
+        standing = self.standings.rows[index]
+        made = self.made.get(standing)
+        if made is None:
+            made = self.earlier.get(standing)
+            if made is None:
+                made = standing_row(standing)
+            self.made[standing] = made
+        return made
+
+    def full(self) -> dict[str, Any]:
+        """The state a snapshot sends (what States.standings() gives)."""
+        if self._full is None:
+            rows = {player: self.row(player) for player in self.order}
+            self._full = {**self.header, "rows": rows}
+            self.earlier = {}  # every row is in `made` now
+        return self._full
+
+
+def standings_change(old: LiveStandings, new: LiveStandings) -> dict[str, Any] | None:
+    """change() for the feed's standings, without making every row: the same message as
+    standings_moves(old.full(), new.full()) (tests/unit/properties hold it to that)."""
+    if old.header["round"] != new.header["round"]:
+        return {"mode": "replace", "data": dict(new.full())}
+    old_bases = old.bases
+    rows = {
+        player: new.row(player)
+        for player, base in new.bases.items()
+        if old_bases.get(player) != base
+    }
+    removed = [player for player in old.order if player not in new.bases]
+    moves = _moves_in_order(old.order, new.order, new.bases)
+    fields = {k: v for k, v in new.header.items() if k not in old.header or old.header[k] != v}
+    if not (rows or removed or moves or fields):
+        return None
+    return {"mode": "moves", "data": {**fields, "rows": rows, "removed": removed, "moves": moves}}
+
+
+LiveState = Mapping[str, Any] | LiveStandings  # what the feed holds for a channel
+
+
 class States:
     """Channel states of one tournament version at one moment. The standings and clocks are
     built once however many table and player channels need them."""
@@ -50,12 +143,12 @@ class States:
         self,
         tournament: Tournament,
         now: datetime,
-        rows_made: dict[Standing, dict[str, Any]] | None = None,
+        earlier: Mapping[Standing, dict[str, Any]] | None = None,
     ) -> None:
         self.tournament = tournament
         self.now = now
-        self.rows_made = rows_made  # the standings rows made before (standings_report)
-        self._standings: dict[str, Any] | None = None
+        self.earlier = earlier  # standings rows made before, by Standing (LiveStandings)
+        self._standings: LiveStandings | None = None
         self._clocks: dict[str, dict[str, Any]] | None = None
 
     def of(self, channel: str) -> dict[str, Any]:
@@ -68,15 +161,21 @@ class States:
             return self.table(int(argument))
         return self.player(argument)
 
-    def standings(self) -> dict[str, Any]:
+    def live(self, channel: str) -> LiveState:
+        """The state the live feed holds for a channel: of(channel), but the standings as
+        LiveStandings, whose rows are made only when needed."""
+        return self.live_standings() if channel == "standings" else self.of(channel)
+
+    def live_standings(self) -> LiveStandings:
         if self._standings is None:
             current = self.tournament.current_round
-            report = standings_report(
-                self.tournament.standings(current.number), current.format.advance, self.rows_made
+            self._standings = LiveStandings.of(
+                self.tournament.standings(current.number), current.format.advance, self.earlier
             )
-            rows = report.pop("standings")
-            self._standings = {**report, "rows": {str(row["player"]): row for row in rows}}
         return self._standings
+
+    def standings(self) -> dict[str, Any]:
+        return self.live_standings().full()
 
     def clock_rows(self) -> dict[str, dict[str, Any]]:
         if self._clocks is None:
@@ -145,7 +244,7 @@ class States:
             "name": registered.name,
             "country": registered.country,
             "round": current.number,
-            "standing": self.standings()["rows"].get(player_id),
+            "standing": self.live_standings().row(player_id),
             "seats": seats,
             "winning_hands": sorted(current.winning_values.get(player, ()), reverse=True),
         }
@@ -180,7 +279,7 @@ def _add_game(state: dict[str, Any], seated: TableSegment, segment: int, table: 
     }
 
 
-def change(channel: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:
+def change(channel: str, old: LiveState, new: LiveState) -> dict[str, Any] | None:
     """What turns `old` into `new`, or None when nothing changed.
 
     The standings send `mode: "moves"` (standings_moves); the clocks send only the rows that
@@ -188,6 +287,8 @@ def change(channel: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict
     the whole state (`mode: "replace"`). A new round is always a replace: nearly every row
     changes.
     """
+    if isinstance(old, LiveStandings) and isinstance(new, LiveStandings):
+        return standings_change(old, new)
     if old == new:
         return None
     kind = channel_kind(channel)
@@ -278,13 +379,23 @@ def placed_row(
 def _moves(old_rows: Mapping[str, Any], new_rows: Mapping[str, Any]) -> list[list[Any]]:
     """[player, new position] for every player outside the longest run of players that keep
     their order: the others stay where they are relative to each other."""
-    kept = [p for p in _in_order(old_rows) if p in new_rows]
+    return _moves_in_order(_in_order(old_rows), _in_order(new_rows), new_rows)
+
+
+def _moves_in_order(
+    old_order: list[str], new_order: list[str], still_there: Mapping[str, Any]
+) -> list[list[Any]]:
+    """_moves, from the players in their old and their new order."""
+    kept = [p for p in old_order if p in still_there]
     old_index = {player: index for index, player in enumerate(kept)}
-    order = _in_order(new_rows)
     staying = _longest_increasing(
-        [player for player in order if player in old_index], old_index.__getitem__
+        [player for player in new_order if player in old_index], old_index.__getitem__
     )
-    return [[player, new_rows[player]["position"]] for player in order if player not in staying]
+    return [
+        [player, position]
+        for position, player in enumerate(new_order, start=1)
+        if player not in staying
+    ]
 
 
 def _in_order(rows: Mapping[str, Any]) -> list[str]:

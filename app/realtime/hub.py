@@ -26,8 +26,15 @@ from typing import Any
 from websockets.frames import Frame, Opcode
 
 from app.domain.log import format_time
-from app.domain.standings import Standing
-from app.realtime.channels import TIMED, States, change, channel_kind, next_boundary
+from app.realtime.channels import (
+    TIMED,
+    LiveStandings,
+    LiveState,
+    States,
+    change,
+    channel_kind,
+    next_boundary,
+)
 from app.services.store import Appended, TournamentStore
 
 log = logging.getLogger(__name__)
@@ -130,7 +137,7 @@ class Feed:
     # channel -> its clients: a flush visits only them, and never rebuilds the channel list
     subscribers: dict[str, set[Connection]] = field(default_factory=dict)
     # channel -> (version, state) of what its clients hold
-    states: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    states: dict[str, tuple[int, LiveState]] = field(default_factory=dict)
     history: dict[str, deque[tuple[int, int, bytes]]] = field(default_factory=dict)
     snapshots: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     snapshot_times: dict[str, float] = field(default_factory=dict)
@@ -146,8 +153,6 @@ class Feed:
     boundary: asyncio.TimerHandle | None = None
     valid_until: datetime | None = None  # the next moment a clock changes phase by time
     clocks_followed: bool = False  # the last flush computed the clocks (and their boundary)
-    # The standings rows the last report made: most are the same after a hand (States)
-    rows_made: dict[Standing, dict[str, Any]] = field(default_factory=dict)
 
     def channels(self) -> set[str]:
         return set(self.subscribers)
@@ -185,16 +190,19 @@ class Feed:
 
     async def _compute(
         self, channels: Iterable[str], at_least: int | None = None
-    ) -> tuple[int, dict[str, dict[str, Any]]]:
+    ) -> tuple[int, dict[str, LiveState]]:
         """The channels' states. With `at_least`, from the store's cached state when that
         holds the version (a commit of this process: no thread, no query, a few ms sooner
         to every client); otherwise, and without it, as the database has them."""
         wanted = sorted(channels)
         now = self.hub.clock()
+        held = self.states.get("standings")
+        # The standings rows made for the state before: most are the same after a hand
+        earlier = held[1].made if held is not None and isinstance(held[1], LiveStandings) else None
 
-        def view(tournament: Any, version: int) -> tuple[int, dict[str, dict[str, Any]]]:
-            states = States(tournament, now, self.rows_made)
-            return version, {channel: states.of(channel) for channel in wanted}
+        def view(tournament: Any, version: int) -> tuple[int, dict[str, LiveState]]:
+            states = States(tournament, now, earlier)
+            return version, {channel: states.live(channel) for channel in wanted}
 
         if at_least is not None:
             cached = self.hub.store.read_cached(self.tournament_id, view, at_least)
@@ -230,7 +238,7 @@ class Feed:
             self.flushing_from = None
         self._schedule_boundary(clocks)
 
-    async def _send_changes(self, version: int, fresh: dict[str, dict[str, Any]]) -> None:
+    async def _send_changes(self, version: int, fresh: dict[str, LiveState]) -> None:
         """Offer each channel's change from the state its clients hold to `fresh`."""
         server_time = format_time(self.hub.clock())
         for channel, new in fresh.items():
@@ -341,7 +349,7 @@ class Feed:
                 return None
         return [frame for _, _, frame in chain]
 
-    def _snapshot(self, channel: str, version: int, state: dict[str, Any]) -> bytes:
+    def _snapshot(self, channel: str, version: int, state: LiveState) -> bytes:
         # Encoded once for everyone who joins within SNAPSHOT_FRESH: its server_time must stay
         # within a second of the truth for a late joiner's countdown (rule CL-6).
         cached = self.snapshots.get(channel)
@@ -357,7 +365,7 @@ class Feed:
                 "channel": channel,
                 "version": version,
                 "server_time": format_time(self.hub.clock()),
-                "data": state,
+                "data": state.full() if isinstance(state, LiveStandings) else state,
             }
             cached = (version, encode(message))
             self.snapshots[channel] = cached

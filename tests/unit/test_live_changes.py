@@ -9,8 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.realtime.channels import apply_change, change, placed_row
-from tests.live_standings import PLACED_ROWS, standings_pair, standings_state
+from app.realtime.channels import LiveStandings, apply_change, change, placed_row
+from tests.live_standings import (
+    PLACED_ROWS,
+    live_standings,
+    standings_pair,
+    standings_state,
+)
 
 
 @st.composite
@@ -31,6 +36,37 @@ def test_a_standings_change_on_the_state_held_gives_the_new_state(
     assert message is not None
     assert message["mode"] == "moves"
     assert apply_change("standings", before, message) == after
+
+
+def both(*scores: Any) -> tuple[dict[str, Any], LiveStandings]:
+    """A standings state made whole, and as the live feed holds it."""
+    return standings_state(*scores), live_standings(*scores)
+
+
+@st.composite
+def live_pairs(draw: st.DrawFn) -> tuple[Any, Any]:
+    return standings_pair(lambda low, high: draw(st.integers(low, high)), build=both)
+
+
+@settings(max_examples=300, deadline=None)
+@given(live_pairs(), st.booleans())
+def test_the_feeds_standings_give_the_snapshot_and_the_change_of_the_whole_states(
+    pair: tuple[Any, Any], before_was_sent_whole: bool
+) -> None:
+    """The feed keeps the standings as LiveStandings, whose rows are made only when a snapshot
+    or a change needs them, and compares two states by their order and each player's totals:
+    it must send exactly what the whole states give (rules ST-1 to ST-3 live in the rows)."""
+    (before, live_before), (after, live_after) = pair
+    if before_was_sent_whole:
+        assert live_before.full() == before  # a snapshot of it went out
+    # the state after reuses the rows made for the state before, as the feed does
+    live_after = LiveStandings.of(
+        live_after.standings, live_after.header["advance"], live_before.made
+    )
+
+    assert change("standings", live_before, live_after) == change("standings", before, after)
+    assert live_after.full() == after
+    assert live_before.full() == before
 
 
 def test_a_hand_sends_the_players_it_moved_not_everyone_between() -> None:

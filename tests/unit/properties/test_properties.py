@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from app.domain.errors import LogError, MalformedInput, RuleViolation
 from app.domain.hands import DirectPoints, Discard, Draw, HandResult, PlayerId, SelfDraw, settle
 from app.domain.replay import apply_line, replay_lines, report, standings_report
-from app.domain.standings import Standing, Standings, hands_key, rank_round
+from app.domain.standings import Standings, hands_key, rank_round
 from app.domain.tournament import SEAT_NAMES, Tournament
+from app.realtime.channels import LiveStandings
 from bench.generate import Options, generate
 
 SMALL_FORMAT = {"preset": "wsom2008", "advance": [8, 4]}
@@ -176,21 +177,24 @@ def test_standings_asked_after_every_line_are_those_ranked_afresh(players: int, 
 
 @settings(max_examples=10, deadline=None)
 @given(player_counts, seeds)
-def test_a_standings_report_reusing_earlier_rows_is_the_report_made_afresh(
+def test_the_feeds_standings_made_from_the_rows_before_are_the_report_made_afresh(
     players: int, seed: int
 ) -> None:
-    """The live feed makes each report from the rows of the one before (rows_made)."""
+    """The live feed makes each standings state from the rows made for the one before
+    (LiveStandings.earlier): after any line of a whole event, what it sends in a snapshot is
+    the report made afresh."""
     lines = small_log(players, seed)
     tournament = replay_lines(lines[:1])
-    rows_made: dict[Standing, dict[str, Any]] = {}
+    held: LiveStandings | None = None
     for line in lines[1:]:
         apply_line(tournament, line)
         current = tournament.current_round
         standings, advance = tournament_standings(tournament), current.format.advance
-        assert standings_report(standings, advance, rows_made) == standings_report(
-            standings, advance
-        ), line
-        assert set(rows_made) == set(standings.rows)
+        live = LiveStandings.of(standings, advance, None if held is None else held.made)
+        report = standings_report(standings, advance)
+        rows = {str(row["player"]): row for row in report.pop("standings")}
+        assert live.full() == {**report, "rows": rows}, line
+        held = live
 
 
 @settings(max_examples=10, deadline=None)
