@@ -88,6 +88,9 @@ def serve(
         # Off unless asked for: per-message deflate keeps a compressor per connection, and
         # thousands of phones and screens would pay for it in memory and CPU (issue 5).
         ws_per_message_deflate=settings.ws_compression,
+        # A client that answers no ping in time is gone (a phone off the hall's Wi-Fi).
+        ws_ping_interval=settings.ws_ping_interval,
+        ws_ping_timeout=settings.ws_ping_timeout,
         ws=LiveFeedProtocol,  # lets the live feed write a frame once for every client
         # HTTPS lets tablets on the hall's LAN use the service worker and crypto.randomUUID,
         # which browsers allow only in a secure context (docs/https.md).

@@ -26,6 +26,11 @@ class Settings(BaseSettings):
     public_url: str = "http://127.0.0.1:8000"
     # WebSocket per-message compression costs memory and CPU on every connection.
     ws_compression: bool = False
+    # Seconds between websocket pings, and how long a client has to answer one before it is
+    # dropped: a phone that left the hall's Wi-Fi never says goodbye. (The feed's heartbeat
+    # is the other way round: it tells a client that the server is still there.)
+    ws_ping_interval: float = Field(default=20.0, gt=0)
+    ws_ping_timeout: float = Field(default=20.0, gt=0)
 
     @model_validator(mode="after")
     def _refuse_unsafe_production_defaults(self) -> Self:

@@ -59,7 +59,8 @@ class LiveStandings:
     most rows change only in what follows from their place (DERIVED), and a change sends none
     of that (standings_moves): so the rows are made only when a snapshot or a change needs
     them, and two states are compared by their order and by each player's `base`, the values
-    a hand changes. Made once per version, shared by every client; nobody changes it.
+    a hand changes. Made once per version and shared by every client: what it says never
+    changes, only the rows it has made so far (`made`) grow.
     """
 
     header: dict[str, Any]  # round, advance, ended, cut (standings_header)
@@ -115,9 +116,9 @@ class LiveStandings:
 
 def standings_change(old: LiveStandings, new: LiveStandings) -> dict[str, Any] | None:
     """change() for the feed's standings, without making every row: the same message as
-    standings_moves(old.full(), new.full()) (tests/unit/properties hold it to that)."""
+    standings_moves(old.full(), new.full()) (tests/unit/test_live_changes.py holds it to that)."""
     if old.header["round"] != new.header["round"]:
-        return {"mode": "replace", "data": dict(new.full())}
+        return {"mode": "replace", "data": new.full()}
     old_bases = old.bases
     rows = {
         player: new.row(player)

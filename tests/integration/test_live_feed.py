@@ -10,8 +10,11 @@ exactly that version, so a duplicate or a missed version fails the test where it
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -867,6 +870,78 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             assert broken == [], broken[:5]
 
     run(scenario())
+
+
+PING_INTERVAL, PING_TIMEOUT = 0.5, 1.0  # seconds: SCOREBOARD_WS_PING_* of the server below
+
+
+def test_a_client_that_vanished_without_a_word_is_dropped_on_a_quiet_feed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A phone that leaves the hall's Wi-Fi sends no close and no FIN; on a quiet feed the
+    server writes too little to it to notice. The websocket ping finds it: a client that
+    answers none within SCOREBOARD_WS_PING_TIMEOUT has its connection closed, while one that
+    answers (any websocket library does) stays, however long nothing happens."""
+    monkeypatch.setenv("SCOREBOARD_WS_PING_INTERVAL", str(PING_INTERVAL))
+    monkeypatch.setenv("SCOREBOARD_WS_PING_TIMEOUT", str(PING_TIMEOUT))
+    url = f"sqlite:///{tmp_path / 'quiet.db'}"
+    with LiveServer(url, free_port(), tmp_path / "server.log") as quiet:
+        engine = make_engine(url)
+        try:
+            tid = open_tournament(TournamentStore(engine), club_opening(), (1,)).tid
+        finally:
+            engine.dispose()
+
+        async def scenario() -> None:
+            async with Client.open(quiet.ws_url(tid, "standings")) as answering:
+                await read_opening(answering, 1)
+                vanished = await handshake_only(quiet.port, f"/ws/tournaments/{tid}")
+                try:
+                    # no hand, no close: only pings go unanswered
+                    await asyncio.sleep(PING_INTERVAL + PING_TIMEOUT + 1.0)
+                    ended = await read_to_the_end(vanished, within=TIMEOUT)
+                finally:
+                    vanished.close()
+                assert ended, "the server kept the connection of a client that answers nothing"
+                # the answering client is still served
+                await answering.send({"type": "resync", "channels": ["standings"]})
+                snapshot = await answering.recv()
+                assert snapshot.type == "snapshot"
+
+        run(scenario())
+
+
+async def handshake_only(port: int, path: str) -> socket.socket:
+    """A websocket that opens, then never reads or answers anything again."""
+    sock = socket.create_connection((HOST, port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET {path}?channels=standings HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    answer = b""
+    sock.settimeout(TIMEOUT)
+    while b"\r\n\r\n" not in answer:
+        answer += await asyncio.to_thread(sock.recv, 4096)
+    assert answer.startswith(b"HTTP/1.1 101"), answer[:200]
+    return sock
+
+
+async def read_to_the_end(sock: socket.socket, within: float) -> bool:
+    """Read what the server wrote for at most `within` seconds; True if it closed the
+    connection (EOF or reset) by then."""
+    deadline = time.monotonic() + within
+    while (left := deadline - time.monotonic()) > 0:
+        sock.settimeout(left)
+        try:
+            if not await asyncio.to_thread(sock.recv, 65536):
+                return True
+        except ConnectionResetError:
+            return True
+        except TimeoutError:
+            return False
+    return False
 
 
 async def settled(client: Client, reference: Client, channels: list[str]) -> None:
