@@ -424,12 +424,11 @@ class Tournament:
         state = self.rounds[round_number]
         table = self._table(state, segment, table_number)
         round_format = state.format
-        group = table.group if round_number == 1 else ""
-        start = self.schedule.get((round_number, group, segment))
+        start = self._scheduled_start(round_number, segment, table)
         limit = clocks.time_limit(round_format)
         break_start = None
         break_length = timedelta(0)
-        following = self.schedule.get((round_number, group, segment + 1))
+        following = self._scheduled_start(round_number, segment + 1, table)
         if start is not None and limit is not None and following is not None:
             # rule CL-1: the break runs from the segment's scheduled end to the next start
             break_start = start + limit
@@ -454,6 +453,13 @@ class Tournament:
             mid_break_start=table.completed_at.get(mid_break_after) if mid_break_after else None,
             mid_break_length=timedelta(minutes=round_format.break_minutes),
         )
+
+    def _scheduled_start(
+        self, round_number: int, segment: int, table: TableSegment
+    ) -> datetime | None:
+        """rule CL-2: the segment's start as scheduled, for the table's group in round 1."""
+        group = table.group if round_number == 1 else ""
+        return self.schedule.get((round_number, group, segment))
 
     @staticmethod
     def _check_group(round_format: RoundFormat, group: str | None) -> None:
@@ -730,8 +736,12 @@ class Tournament:
         deal was recorded in time (check_deal refused late deals). A log line carries no
         entry time of its own, so the recorded deal is what proves it (rule CL-3a: no
         schedule, no limit or a play-all order needs none)."""
-        facts = self.clock_facts(event.round, event.segment, event.table)
-        if clocks.deadline(facts) is None or facts.play_all:
+        # clocks.deadline without building all of clock_facts: this runs for every hand
+        if (
+            table.play_all
+            or self._scheduled_start(event.round, event.segment, table) is None
+            or clocks.time_limit(self.rounds[event.round].format) is None
+        ):
             return
         if event.hand not in table.deals:
             raise IllegalMove(
