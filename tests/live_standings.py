@@ -8,12 +8,12 @@ totals, shared ranks and ties at the cut (with their tie-break by hands) are com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TypeVar
 
 from app.domain.replay import standings_report
-from app.domain.standings import RoundScores, Standing, rank_round
+from app.domain.standings import RoundScores, rank_round
 from app.realtime.channels import LiveStandings
 
 Pick = Callable[[int, int], int]
@@ -60,11 +60,9 @@ def live_standings(
     hands: dict[str, list[int]],
     advance: int | None,
     ended: bool = False,
-    earlier: Mapping[Standing, dict[str, Any]] | None = None,
 ) -> LiveStandings:
     """The same state as the live feed holds it (rows made when needed)."""
-    standings = rank_round(_scores(play, carry_in, hands, advance, ended))
-    return LiveStandings.of(standings, advance, earlier)
+    return LiveStandings.of(rank_round(_scores(play, carry_in, hands, advance, ended)), advance)
 
 
 def standings_pair(
