@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from app.domain.replay import standings_report
-from app.domain.standings import RoundScores, rank_round
+from app.domain.standings import RoundScores, Standings, rank_round
 from app.realtime.channels import LiveStandings
 
 Pick = Callable[[int, int], int]
@@ -49,7 +49,13 @@ def standings_state(
 ) -> State:
     """A standings channel state as a snapshot holds it: the whole report, every row made
     afresh (standings_report, as the API serves it)."""
-    report = standings_report(rank_round(_scores(play, carry_in, hands, advance, ended)), advance)
+    return whole_state(rank_round(_scores(play, carry_in, hands, advance, ended)), advance)
+
+
+def whole_state(standings: Standings, advance: int | None) -> State:
+    """The standings channel's state made afresh from a round's standings: the report, its
+    rows keyed by player."""
+    report = standings_report(standings, advance)
     rows = report.pop("standings")
     return {**report, "rows": {str(row["player"]): row for row in rows}}
 

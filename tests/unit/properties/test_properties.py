@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 
 from app.domain.errors import LogError, MalformedInput, RuleViolation
 from app.domain.hands import DirectPoints, Discard, Draw, HandResult, PlayerId, SelfDraw, settle
-from app.domain.replay import apply_line, replay_lines, report, standings_report
+from app.domain.replay import apply_line, replay_lines, report
 from app.domain.standings import Standings, hands_key, rank_round
 from app.domain.tournament import SEAT_NAMES, Tournament
 from app.realtime.channels import LiveStandings
 from bench.generate import Options, generate
+from tests.live_standings import whole_state
 
 SMALL_FORMAT = {"preset": "wsom2008", "advance": [8, 4]}
 MAX_VALUE = 320  # rule HS-3
@@ -191,9 +192,7 @@ def test_the_feeds_standings_made_from_the_rows_before_are_the_report_made_afres
         current = tournament.current_round
         standings, advance = tournament_standings(tournament), current.format.advance
         live = LiveStandings.of(standings, advance, None if held is None else held.made)
-        report = standings_report(standings, advance)
-        rows = {str(row["player"]): row for row in report.pop("standings")}
-        assert live.full() == {**report, "rows": rows}, line
+        assert live.full() == whole_state(standings, advance), line
         held = live
 
 
