@@ -138,8 +138,18 @@ def submit_once(
 
     answer: dict[str, Any] = {}
     status = 201
+    decided: list[HandRecorded | HandVoided] = []
+    before: dict[PlayerId, Side] = {}
+
+    def decide(tournament: Tournament) -> list[Event]:
+        # Under the append's lock, on the state its line extends: two tablets racing with
+        # the same next hand cannot both pass the check (issue 13).
+        decided.append(build(tournament))
+        before.update(_above_cut_if_open(tournament, body))
+        return [decided[0]]
 
     def finish(session: Session, appended: Appended, tournament: Tournament) -> None:
+        event = decided[0]
         answer.update(_hand_answer(appended, tournament, event))
         answer["cut_changes"] = _cut_changes(before, _above_cut(tournament, event.round))
         if not queries.finish_idempotency_key(
@@ -150,10 +160,7 @@ def submit_once(
             raise _LostClaim
 
     try:
-        event, before = store.read(
-            tournament_id, lambda t, _: (build(t), _above_cut_if_open(t, body))
-        )
-        store.append(tournament_id, [event], scope.author, finish=finish)
+        store.append(tournament_id, decide, scope.author, finish=finish)
     except _LostClaim:
         with Session(store.engine) as session:
             record = queries.idempotency_record(session, tournament_id, key)
@@ -234,8 +241,9 @@ def check_new_hand(tournament: Tournament, event: HandRecorded) -> None:
         raise IllegalMove(
             "CONTRACT §3",
             "hand",
-            f"hand {event.hand} at table {event.table} is already entered; "
-            "send a correction to change it",
+            f"hand {event.hand} of round {event.round} segment {event.segment} at table "
+            f"{event.table} is already entered (from this or another tablet); to change it, "
+            "send a correction with its reason",
         )
 
 

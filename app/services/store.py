@@ -86,6 +86,8 @@ class Author:
 
 
 Publisher = Callable[[Appended], None]
+# What to append, decided on the state the append extends (see TournamentStore.append).
+Decide = Callable[[Tournament], Sequence[Event]]
 
 
 class TournamentStore:
@@ -225,7 +227,7 @@ class TournamentStore:
     def append(
         self,
         tournament_id: int,
-        events: Sequence[Event],
+        events: Sequence[Event] | Decide,
         author: Author,
         *,
         raw_lines: Sequence[str] | None = None,
@@ -234,6 +236,11 @@ class TournamentStore:
     ) -> Appended:
         """Apply `events` and append them to the log in one transaction, as one version.
 
+        `events` may instead be a function that decides them from the tournament as it
+        stands under the write lock, after every line committed before (by any process) has
+        been applied: a check that must hold for the lines it lets in (a hand not entered
+        yet, say) belongs there, never in an earlier `read`, or two writers racing past the
+        same check would both be appended.
         `raw_lines` keeps imported lines byte for byte (an import exports the same lines);
         `finish` runs inside the transaction, after the rules, to store an idempotent answer.
         Raises the domain's RuleViolation, changing nothing, if any event breaks a rule.
@@ -246,23 +253,31 @@ class TournamentStore:
             cached = None if create else self._catch_up(session, tournament_id)
             applied = 0
             try:
+                if callable(events):
+                    # The version bump above holds the tournament's row (PostgreSQL) or the
+                    # database (SQLite) until commit, so no other process appends between
+                    # this decision and our lines: the check and the append are one unit.
+                    assert cached is not None, "a new tournament's first line is given"
+                    decided = list(events(cached.tournament))
+                else:
+                    decided = list(events)
                 if cached is None:
-                    first = events[0]
+                    first = decided[0]
                     assert isinstance(first, TournamentDeclared)
                     cached = _Cached(Tournament(first), 0, 0)
                     applied = 1
-                for event in events[applied:]:
+                for event in decided[applied:]:
                     cached.tournament.apply(event, at)
                     applied += 1
                 bodies = (
                     list(raw_lines)
                     if raw_lines is not None
-                    else [self._body(event, author, at) for event in events]
+                    else [self._body(event, author, at) for event in decided]
                 )
                 rows = [
                     self._row(tournament_id, cached.seq + offset, version, event, body, author, at)
                     for offset, (event, body) in enumerate(
-                        zip(events, bodies, strict=True), start=1
+                        zip(decided, bodies, strict=True), start=1
                     )
                 ]
                 queries.add_lines(session, rows)
@@ -275,7 +290,7 @@ class TournamentStore:
                     # The cached state ran ahead of what was committed: rebuild it next time.
                     self._cache.pop(tournament_id, None)
                 raise
-            cached.seq += len(events)
+            cached.seq += len(decided)
             cached.version = version
             self._cache[tournament_id] = cached
         for subscriber in self.subscribers:
@@ -310,4 +325,4 @@ class TournamentStore:
         return canonical_json({**event_to_log(event), "at": format_time(at), "by": author.label})
 
 
-__all__ = ["Appended", "Author", "RuleViolation", "TournamentStore", "request_hash"]
+__all__ = ["Appended", "Author", "Decide", "RuleViolation", "TournamentStore", "request_hash"]

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.domain.log import (
     DealRecorded,
     EarlyStart,
+    Event,
     HandVoided,
     PenaltyGiven,
     SeatingRecorded,
@@ -312,16 +313,17 @@ def judge_penalty(
     scope = _scope(judge)
     scope.check(tournament_id, judge.table)
 
-    def seated(tournament: Tournament, _: int) -> bool:
+    def seated_penalty(tournament: Tournament) -> list[Event]:
+        # Decided under the append's lock: a redraw cannot move the player away between
+        # the check and the line.
         state = tournament.rounds.get(body.round)
-        return state is not None and any(
+        if state is None or not any(
             table == judge.table and player == body.player
             for (_, player), table in state.seat_of.items()
-        )
+        ):
+            raise Forbidden(
+                f"player {body.player!r} does not sit at table {judge.table} in round {body.round}"
+            )
+        return [PenaltyGiven(body.round, body.player, body.points, body.reason)]
 
-    if not store.read(tournament_id, seated):
-        raise Forbidden(
-            f"player {body.player!r} does not sit at table {judge.table} in round {body.round}"
-        )
-    event = PenaltyGiven(body.round, body.player, body.points, body.reason)
-    return recorded(store.append(tournament_id, [event], scope.author))
+    return recorded(store.append(tournament_id, seated_penalty, scope.author))
