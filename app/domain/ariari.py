@@ -302,10 +302,18 @@ def tsumo_payments(base: int, *, dealer_wins: bool) -> tuple[int, int]:
 
 
 def split_evenly(total: int, among: Sequence[PlayerId]) -> dict[PlayerId, int]:
-    """rules AA-15, AA-21: whole points each; the points left over go one each to the
-    players nearest the starting East in turn order (`among` is in that order)."""
+    """rules AA-16, AA-21 (uma): whole points each; the points left over go one each to
+    the players nearest the starting East in turn order (`among` is in that order)."""
     share, left = divmod(total, len(among))
     return {p: share + (1 if i < left else 0) for i, p in enumerate(among)}
+
+
+def split_bets(total: int, among: Sequence[PlayerId]) -> dict[PlayerId, int]:
+    """rule AA-15 (leftover riichi bets): whole points each, and the whole remainder to
+    the one player nearest the starting East in turn order (`among` is in that order).
+    Not AA-21's one point each: 2,000 among three is 668, 666, 666, not 667, 667, 666."""
+    share, left = divmod(total, len(among))
+    return {p: share + (left if i == 0 else 0) for i, p in enumerate(among)}
 
 
 # -- the game --------------------------------------------------------------------------
@@ -632,7 +640,8 @@ def end_of_game(
     seats: Seats, points: Mapping[PlayerId, int], bets: int, rules: AriAriRules
 ) -> tuple[Standing, ...]:
     """rules AA-15, AA-16, AA-17: places by the points after the last hand; leftover bets
-    to first place and uma by place, tied players splitting evenly (rule AA-21)."""
+    to first place (tied players splitting them, the remainder to the one nearest East,
+    AA-15) and uma by place (tied players splitting it evenly, AA-21)."""
     order = sorted(seats, key=lambda p: -points[p])
     place: dict[PlayerId, int] = {}
     uma: dict[PlayerId, int] = {}
@@ -645,7 +654,7 @@ def end_of_game(
         uma |= split_evenly(sum(rules.uma[index : index + len(tied)]), in_turn)
         index += len(tied)
     first = [p for p in seats if place[p] == 1]
-    collected = {p: 0 for p in seats} | split_evenly(bets, first)
+    collected = {p: 0 for p in seats} | split_bets(bets, first)
     return tuple(
         Standing(
             player=p,
