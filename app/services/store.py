@@ -101,10 +101,17 @@ class TournamentStore:
 
     # -- reading -------------------------------------------------------------------------
 
+    def _lock(self, tournament_id: int, *, create: bool = True) -> threading.RLock | None:
+        """The tournament's in-process lock (made on first use unless `create` is False)."""
+        with self._locks_guard:
+            if create:
+                return self._locks.setdefault(tournament_id, threading.RLock())
+            return self._locks.get(tournament_id)
+
     @contextmanager
     def _locked(self, tournament_id: int) -> Iterator[None]:
-        with self._locks_guard:
-            lock = self._locks.setdefault(tournament_id, threading.RLock())
+        lock = self._lock(tournament_id)
+        assert lock is not None
         with lock:
             yield
 
@@ -139,8 +146,7 @@ class TournamentStore:
         holds version `at_least` or a later one and no write is under way; None otherwise.
         It never waits, so the event loop may call it: the live feed reads the state a
         commit in this process left, without a thread and a query in between."""
-        with self._locks_guard:
-            lock = self._locks.get(tournament_id)
+        lock = self._lock(tournament_id, create=False)
         if lock is None or not lock.acquire(blocking=False):
             return None
         try:
