@@ -246,15 +246,23 @@ def test_a_judge_card_is_the_qr_code_of_the_judges_page_with_the_token(
 # -- the address QR codes open (issue 13, section 4) ---------------------------------------------
 
 
+def issued_card(
+    client: TestClient, headers: dict[str, str], tournament_id: int, table: int
+) -> tuple[str, dict[str, Any]]:
+    """A new token for a table, and its card, both asked for with these headers."""
+    path = api(f"/{tournament_id}/tokens")
+    token = created(client.post(path, json={"table": table}, headers=headers))["token"]
+    return token, card(client, headers, tournament_id, token).json()
+
+
 def test_qr_codes_open_the_address_the_console_was_opened_at(
     client: TestClient, admin_headers: dict[str, str]
 ) -> None:
     # Issue 13: under `scoreboard serve --port 8101` the cards and slips said 127.0.0.1:8000.
     started = start(client, admin_headers)
     hall = {**admin_headers, "Host": "192.168.1.10:8101"}
-    issued = created(client.post(api(f"/{started.id}/tokens"), json={"table": 2}, headers=hall))
-    shown = card(client, hall, started.id, issued["token"]).json()
-    assert shown["url"] == f"http://192.168.1.10:8101/judge?token={issued['token']}"
+    token, shown = issued_card(client, hall, started.id, 2)
+    assert shown["url"] == f"http://192.168.1.10:8101/judge?token={token}"
     assert shown["warning"] is None
     state = client.get(f"/admin/{started.id}/state", headers=hall).json()
     assert state["public_url"] == "http://192.168.1.10:8101"
@@ -262,7 +270,7 @@ def test_qr_codes_open_the_address_the_console_was_opened_at(
     assert qr_svg("http://192.168.1.10:8101/p/1") in slips and "this machine only" not in slips
     # A proxy's X-Forwarded-Host is not believed: anyone could send it.
     forged = {**hall, "X-Forwarded-Host": "evil.example"}
-    assert "evil.example" not in card(client, forged, started.id, issued["token"]).text
+    assert "evil.example" not in card(client, forged, started.id, token).text
 
 
 def test_a_qr_code_that_opens_this_machine_only_is_flagged(
@@ -270,8 +278,7 @@ def test_a_qr_code_that_opens_this_machine_only_is_flagged(
 ) -> None:
     started = start(client, admin_headers)
     local = {**admin_headers, "Host": "127.0.0.1:8101"}
-    issued = created(client.post(api(f"/{started.id}/tokens"), json={"table": 1}, headers=local))
-    shown = card(client, local, started.id, issued["token"]).json()
+    _, shown = issued_card(client, local, started.id, 1)
     assert shown["url"].startswith("http://127.0.0.1:8101/judge?token=")
     assert "tablets and phones cannot open it" in shown["warning"]
     session = client.get("/admin/session", headers=local).json()
@@ -294,11 +301,8 @@ def test_the_public_url_setting_wins_over_the_request(database_url: str) -> None
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Host": "127.0.0.1:8101"}
     with TestClient(create_app(settings)) as client:
         started = start(client, admin)
-        issued = created(
-            client.post(api(f"/{started.id}/tokens"), json={"table": 1}, headers=admin)
-        )
-        shown = card(client, admin, started.id, issued["token"]).json()
-        assert shown["url"] == f"https://scores.example.org/judge?token={issued['token']}"
+        token, shown = issued_card(client, admin, started.id, 1)
+        assert shown["url"] == f"https://scores.example.org/judge?token={token}"
         assert shown["warning"] is None
         session = client.get("/admin/session", headers=admin).json()
         assert session["public_url_set"] is True

@@ -52,6 +52,14 @@ def test_a_browser_gets_a_page_for_what_is_not_there(
         assert '{"detail"' not in answer.text, path  # not the JSON problem
 
 
+def test_what_the_address_says_is_shown_as_text(client: TestClient) -> None:
+    trap = "%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E"
+    for path in (f"/p/{trap}", f"/overlay/1/player/{trap}", f"/hall/{trap}", f"/no/{trap}"):
+        answer = client.get(path, headers=BROWSER)
+        assert answer.headers["content-type"].startswith("text/html"), path
+        assert "<script>" not in answer.text, path
+
+
 def test_a_page_of_a_missing_tournament_links_the_same_page_of_the_others(
     client: TestClient, admin_headers: dict[str, str]
 ) -> None:
