@@ -311,8 +311,11 @@ def judge_card(
 # -- the tournament's pages and feeds, with QR codes for the hall PCs and the TV desk ----------
 
 
+LinkGroup = Literal["Hall", "Spectators", "Overlays", "Feeds"]
+
+
 class PageLink(BaseModel):
-    group: Literal["Hall", "Spectators", "Overlays", "Feeds"]
+    group: LinkGroup
     title: str
     url: str
     svg: str = Field(description="The URL's QR code as inline SVG")
@@ -332,11 +335,11 @@ def page_links(
     groups: tuple[str, ...],
     player: tuple[str, str] | None,
     table: int,
-) -> list[tuple[str, str, str]]:
+) -> list[tuple[LinkGroup, str, str]]:
     """Every page of a tournament (README, "The pages"): group, title and URL. `groups` are
     round 1's (rule FM-2), `player` the id and name of the player the player pages show."""
     tid = tournament_id
-    links = [
+    links: list[tuple[LinkGroup, str, str]] = [
         ("Hall", "Hall display", f"/hall/{tid}"),
         ("Hall", "Hall display, the page with the cut", f"/hall/{tid}?page=cut"),
         ("Hall", "Printable results", f"/admin/{tid}/results"),
@@ -345,8 +348,8 @@ def page_links(
         ("Overlays", "Around the cut", f"/overlay/{tid}/cut"),
         ("Overlays", "Session clock", f"/overlay/{tid}/clock"),
         *(
-            ("Overlays", f"Clock of group {group} (round 1)", f"/overlay/{tid}/clock?group={group}")
-            for group in (groups if len(groups) > 1 else ())
+            ("Overlays", f"Clock of group {group} (round 1)", f"/overlay/{tid}/clock?group={q}")
+            for group, q in ((g, quote(g, safe="")) for g in (groups if len(groups) > 1 else ()))
         ),
         ("Overlays", f"Table {table}", f"/overlay/{tid}/table/{table}"),
         ("Overlays", f"Table {table} clock", f"/overlay/{tid}/clock?table={table}"),
@@ -378,16 +381,19 @@ def console_links(
     registered player by default), `table` the table overlay."""
     base_url = public_base(request, settings)
 
-    def view(tournament: Tournament, _: int) -> tuple[str | None, list[tuple[str, str, str]]]:
+    def view(tournament: Tournament, _: int) -> tuple[str | None, list[tuple[LinkGroup, str, str]]]:
         chosen = tournament.player_named(player) if player is not None else None
         if player is not None and chosen is None:
             raise NotFound(f"player {player!r} is not registered in tournament {tournament_id}")
         if chosen is None:
             chosen = next(iter(tournament.players), None)
-        shown = None if chosen is None else (str(chosen), tournament.players[chosen].name)
-        groups = tournament.format.round(1).group_names
-        chosen_id = None if shown is None else shown[0]
-        return chosen_id, page_links(base_url, tournament_id, groups, shown, table)
+        if chosen is None:  # nobody registered yet: no player card
+            return None, page_links(base_url, tournament_id, groups(tournament), None, table)
+        named = (str(chosen), tournament.players[chosen].name)
+        return named[0], page_links(base_url, tournament_id, groups(tournament), named, table)
+
+    def groups(tournament: Tournament) -> tuple[str, ...]:
+        return tournament.format.round(1).group_names
 
     chosen, links = store.read(tournament_id, view)
     return ConsoleLinks(
@@ -396,7 +402,7 @@ def console_links(
         player=chosen,
         table=table,
         links=[
-            PageLink(group=group, title=title, url=url, svg=qr_svg(url))  # type: ignore[arg-type]
+            PageLink(group=group, title=title, url=url, svg=qr_svg(url))
             for group, title, url in links
         ],
     )
