@@ -20,12 +20,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import queries
 from app.domain.errors import IllegalMove, LogError, RuleViolation
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
 from app.services.store import TournamentStore
+from app.web.pages import templates
 
 
 class Problem(BaseModel):
@@ -82,8 +84,6 @@ def wants_page(request: Request) -> bool:
 
 
 def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
-    from app.web.pages import templates  # pages imports nothing from here; avoids a cycle
-
     return templates.TemplateResponse(
         request,
         "error.html",
@@ -119,12 +119,13 @@ def _elsewhere(request: Request) -> list[dict[str, Any]]:
     ]
 
 
-def answer(request: Request, response: JSONResponse) -> HTMLResponse | JSONResponse:
+async def answer(request: Request, response: JSONResponse) -> HTMLResponse | JSONResponse:
     """The problem as JSON, or as a page for a browser (with the same status and headers)."""
     if not wants_page(request):
         return response
     detail = Problem.model_validate_json(bytes(response.body)).detail
-    page = error_page(request, response.status_code, detail)
+    # The page lists the tournaments (a query): in a thread, as a sync route would be.
+    page = await run_in_threadpool(error_page, request, response.status_code, detail)
     for name, value in response.headers.items():
         if name.lower() not in ("content-type", "content-length"):
             page.headers[name] = value
@@ -135,7 +136,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RuleViolation)
     async def rule_violation(request: Request, error: RuleViolation) -> Response:
         status = 409 if isinstance(error, IllegalMove) else 422
-        return answer(request, problem(status, str(error), field=error.field, rule=error.rule))
+        response = problem(status, str(error), field=error.field, rule=error.rule)
+        return await answer(request, response)
 
     @app.exception_handler(LogError)
     async def log_error(_: Request, error: LogError) -> JSONResponse:
@@ -147,15 +149,15 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, error: RequestValidationError) -> Response:
-        return answer(request, _malformed(error))
+        return await answer(request, _malformed(error))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        return answer(request, _http_error(error))
+        return await answer(request, _http_error(error))
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, error: NotFound) -> Response:
-        return answer(request, problem(404, str(error)))
+        return await answer(request, problem(404, str(error)))
 
     @app.exception_handler(IdempotencyMismatch)
     async def mismatch(_: Request, error: IdempotencyMismatch) -> JSONResponse:
@@ -167,7 +169,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, error: Forbidden) -> Response:
-        return answer(request, problem(403, str(error)))
+        return await answer(request, problem(403, str(error)))
 
 
 def _malformed(error: RequestValidationError) -> JSONResponse:
