@@ -22,7 +22,7 @@ from app.domain.tournament import RoundState, Tournament
 from app.printouts.slips import render_slips_csv, render_slips_html
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
-from app.settings import Settings, get_settings
+from app.settings import DEVELOPMENT_ADMIN_TOKEN, Settings, get_settings
 from app.web.addresses import loopback_warning, reach_lines
 from app.web.live_protocol import LiveFeedProtocol
 
@@ -86,6 +86,13 @@ def serve(
     scheme = "http" if ssl_certfile is None else "https"
     for line in reach_lines(bound_host, bound_port, scheme, settings):
         typer.echo(f"scoreboard: {line}", err=True)
+    if settings.admin_token.get_secret_value() == DEVELOPMENT_ADMIN_TOKEN:
+        # The known development default only: a token of one's own is never printed.
+        typer.echo(
+            f"scoreboard: the admin console (/admin) takes the development token "
+            f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day",
+            err=True,
+        )
     _settle_garbage_collector()
     uvicorn.run(
         "app.web:create_app",

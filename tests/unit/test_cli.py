@@ -67,3 +67,17 @@ def test_serve_prints_where_the_tablets_can_reach_it(monkeypatch: pytest.MonkeyP
     assert local.exit_code == 0, local.output
     assert "tablets and phones cannot reach it" in local.output
     assert "--host 0.0.0.0" in local.output
+    assert "development token 'development-admin-token'" in local.output
+
+
+def test_serve_never_prints_an_admin_token_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_module.uvicorn, "run", lambda *_, **__: None)
+    monkeypatch.setattr(cli_module, "_settle_garbage_collector", lambda: None)
+    secret = "x7Yq2-9fKpL0wRt3ZbN8vC1mHs4JdE6a-own"
+    get_settings.cache_clear()
+    try:
+        result = runner.invoke(cli, ["serve"], env={**CLEAN, "SCOREBOARD_ADMIN_TOKEN": secret})
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert secret not in result.output and "development token" not in result.output
