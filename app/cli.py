@@ -22,7 +22,8 @@ from app.domain.tournament import RoundState, Tournament
 from app.printouts.slips import render_slips_csv, render_slips_html
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
-from app.settings import Settings, get_settings
+from app.settings import DEVELOPMENT_ADMIN_TOKEN, Settings, get_settings
+from app.web.addresses import loopback_warning, reach_lines
 from app.web.live_protocol import LiveFeedProtocol
 
 cli = typer.Typer(no_args_is_help=True, add_completion=False)
@@ -79,12 +80,25 @@ def serve(
         # One without the other would serve plain HTTP, or fail deep inside uvicorn.
         typer.echo("scoreboard: --ssl-certfile and --ssl-keyfile go together", err=True)
         raise typer.Exit(code=2)
+    bound_host = host if host is not None else settings.host
+    bound_port = port if port is not None else settings.port
+    # Where the tablets and phones can open it: the address the QR codes should carry.
+    scheme = "http" if ssl_certfile is None else "https"
+    for line in reach_lines(bound_host, bound_port, scheme, settings):
+        typer.echo(f"scoreboard: {line}", err=True)
+    if settings.admin_token.get_secret_value() == DEVELOPMENT_ADMIN_TOKEN:
+        # The known development default only: a token of one's own is never printed.
+        typer.echo(
+            f"scoreboard: the admin console (/admin) takes the development token "
+            f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day",
+            err=True,
+        )
     _settle_garbage_collector()
     uvicorn.run(
         "app.web:create_app",
         factory=True,
-        host=host if host is not None else settings.host,
-        port=port if port is not None else settings.port,
+        host=bound_host,
+        port=bound_port,
         # Off unless asked for: per-message deflate keeps a compressor per connection, and
         # thousands of phones and screens would pay for it in memory and CPU (issue 5).
         ws_per_message_deflate=settings.ws_compression,
@@ -223,12 +237,24 @@ def slips(
             IllegalMove("SE-4", "round", f"round {round_number} has no seating yet: draw it first"),
         )
     round_slips = seating_slips(state.format, tournament.players, seat_of)
-    url = base_url or get_settings().public_url
+    url = base_url or _settings("slips").public_url
+    if url is None:
+        # Offline there is no request to take the address from.
+        typer.echo(
+            "scoreboard slips: give --base-url (or SCOREBOARD_PUBLIC_URL): the address of the "
+            "hall server that the QR codes open, such as http://192.168.1.10:8000",
+            err=True,
+        )
+        raise typer.Exit(code=2)
+    warning = loopback_warning(url)
+    if warning is not None:
+        typer.echo(f"scoreboard slips: warning: {warning}", err=True)
     out.mkdir(parents=True, exist_ok=True)
     html_path = out / f"slips-round-{round_number}.html"
     csv_path = out / f"slips-round-{round_number}.csv"
     html_path.write_text(
-        render_slips_html(round_slips, tournament=tournament.name, base_url=url), encoding="utf-8"
+        render_slips_html(round_slips, tournament=tournament.name, base_url=url, warning=warning),
+        encoding="utf-8",
     )
     csv_path.write_text(render_slips_csv(round_slips), encoding="utf-8")
     typer.echo(f"{len(round_slips)} slips: {html_path} and {csv_path}")

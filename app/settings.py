@@ -2,8 +2,9 @@
 
 from functools import lru_cache
 from typing import Literal, Self
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Good enough on a laptop; rejected in production so that no deployment runs on a known secret.
@@ -21,9 +22,10 @@ class Settings(BaseSettings):
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
-    # The address spectators' phones reach the hall server at: QR codes on seating slips
-    # link to {public_url}/p/{player_id}.
-    public_url: str = "http://127.0.0.1:8000"
+    # The address tablets and phones reach the hall server at: QR codes on seating slips
+    # link to {public_url}/p/{player_id}, judges' cards to {public_url}/judge. Unset, the
+    # admin pages use the address they were opened at (app/web/addresses.py).
+    public_url: str | None = None
     # WebSocket per-message compression costs memory and CPU on every connection.
     ws_compression: bool = False
     # Seconds between websocket pings, and how long a client has to answer one before it is
@@ -31,6 +33,24 @@ class Settings(BaseSettings):
     # is the other way round: it tells a client that the server is still there.)
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url_is_an_address(cls, url: str | None) -> str | None:
+        if url is None or not url.strip():
+            return None  # SCOREBOARD_PUBLIC_URL= (empty) is the same as unset
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"SCOREBOARD_PUBLIC_URL must be an http:// or https:// address with a host, "
+                f"such as http://192.168.1.10:8000, not {url!r}"
+            )
+        if parts.query or parts.fragment:
+            raise ValueError(
+                f"SCOREBOARD_PUBLIC_URL is the server's address alone, without ?query or "
+                f"#fragment: {url!r}"
+            )
+        return url.strip().rstrip("/")
 
     @model_validator(mode="after")
     def _refuse_unsafe_production_defaults(self) -> Self:

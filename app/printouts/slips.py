@@ -33,7 +33,11 @@ def qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=3, border=2)
 
 
-def render_slips_html(slips: Sequence[Slip], *, tournament: str, base_url: str) -> str:
+def render_slips_html(
+    slips: Sequence[Slip], *, tournament: str, base_url: str, warning: str | None = None
+) -> str:
+    """The printable slips; `warning` says why their QR codes would not open on a phone
+    (a loopback address), printed at the top and under every code."""
     rows = [
         {
             "slip": slip,
@@ -51,6 +55,7 @@ def render_slips_html(slips: Sequence[Slip], *, tournament: str, base_url: str) 
             rows=rows,
             segment_title=SEGMENT_TITLES.get(kind, "Segment"),
             round_number=slips[0].round if slips else None,
+            warning=warning,
         )
     )
 

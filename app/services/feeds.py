@@ -5,10 +5,12 @@ query for lines committed since) and, while nothing changed, the cached bytes of
 answer. The rows come from the live feed's channel states (`app.realtime.channels`), so a
 feed, an overlay page and a hall display show the same figures.
 
-Standings rows depend on the log alone: they change with the tournament's version. Clock
-rows change with the time too, but only at a phase boundary (a segment starts, a deadline
-passes, a break ends: rules CL-1 to CL-6); a cached clock answer is kept until the next
-such moment, and never shows a seconds count (a display counts down from the deadline).
+Standings rows depend on the log alone: they change with the tournament's version. The
+`tables` rows change with the time too, but only at a phase boundary (a segment starts, a
+deadline passes, a break ends: rules CL-1 to CL-6); a cached answer is kept until the next
+such moment. The `clocks` rows also carry the seconds left at the answer's time, for a
+vision mixer that shows a feed's text and cannot count down itself (issue 13): their answer
+is kept until the next second a figure changes.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
 from app.domain import clocks
+from app.domain.replay import clock_report
 from app.domain.tournament import Tournament
 from app.realtime.channels import SEAT_NAMES, States
 from app.services.errors import NotFound
@@ -83,6 +86,12 @@ CLOCK_COLUMNS = (
     "Hands",
     "Planned hands",
     "Play all",
+    # At the answer's time (rule CL-6): whole seconds to the deadline, counted down (rounded
+    # up); in overtime negative, the seconds past it (rounded down). "mm:ss" beside each.
+    "Seconds left",
+    "Time left",
+    "Break seconds left",
+    "Break time left",
 )
 NAMES = ("standings", "top", "cut", "tables", "clocks")
 # Feeds whose rows follow the clocks: their answer changes at phase boundaries too.
@@ -184,28 +193,43 @@ def build(tournament: Tournament, now: datetime, name: str) -> Feed:
     if name == "tables":
         return Feed(TABLE_COLUMNS, _table_rows(states, who))
     if name == "clocks":
-        return Feed(
-            CLOCK_COLUMNS,
-            [
-                {
-                    "Table": row["table"],
-                    "Round": row["round"],
-                    "Segment": row["segment"],
-                    "Group": row["group"],
-                    "Phase": row["phase"],
-                    "Starts at": row["starts_at"],
-                    "Deadline": row["deadline"],
-                    "Break ends": row["break_ends"],
-                    "Hands": row["hands_completed"],
-                    "Planned hands": row["planned_hands"],
-                    "Play all": row["play_all"],
-                }
-                for row in states.clock_rows().values()
-            ],
-        )
+        # The clock reports with their seconds (the channel's rows leave them to displays).
+        rows = [clock_report(table_clock) for table_clock in tournament.table_clocks(now)]
+        return Feed(CLOCK_COLUMNS, [_clock_row(row) for row in rows])
     if name.startswith(PLAYER_PREFIX):
         return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX))])
     raise NotFound(f"there is no feed {name!r}: the feeds are {', '.join(NAMES)} and player-ID")
+
+
+def _clock_row(row: Mapping[str, Any]) -> Row:
+    seconds_over = row["seconds_over"]
+    left = row["seconds_left"] if seconds_over is None else -seconds_over
+    return {
+        "Table": row["table"],
+        "Round": row["round"],
+        "Segment": row["segment"],
+        "Group": row["group"],
+        "Phase": row["phase"],
+        "Starts at": row["starts_at"],
+        "Deadline": row["deadline"],
+        "Break ends": row["break_ends"],
+        "Hands": row["hands_completed"],
+        "Planned hands": row["planned_hands"],
+        "Play all": row["play_all"],
+        "Seconds left": left,
+        "Time left": minutes_seconds(left),
+        "Break seconds left": row["break_seconds_left"],
+        "Break time left": minutes_seconds(row["break_seconds_left"]),
+    }
+
+
+def minutes_seconds(seconds: int | None) -> str | None:
+    """Whole seconds as "mm:ss" ("69:05", "04:30"); negative in overtime ("-00:12")."""
+    if seconds is None:
+        return None
+    sign = "-" if seconds < 0 else ""
+    minutes, rest = divmod(abs(seconds), 60)
+    return f"{sign}{minutes:02d}:{rest:02d}"
 
 
 def _table_rows(states: States, who: Mapping[str, Mapping[str, Any]]) -> list[Row]:
@@ -336,6 +360,22 @@ def next_phase_change(tournament: Tournament, now: datetime) -> datetime | None:
     return min((moment for moment in moments if moment >= now), default=None)
 
 
+def next_tick(tournament: Tournament, now: datetime) -> datetime | None:
+    """The first moment after `now` when a clock's whole seconds change (rule CL-6: a
+    countdown rounds up, the count past a deadline rounds down)."""
+    second = timedelta(seconds=1)
+    moments = []
+    for table_clock in tournament.table_clocks(now):
+        clock = table_clock.clock
+        if clock.seconds_left is not None and clock.deadline is not None:
+            moments.append(clock.deadline - (clock.seconds_left - 1) * second)
+        if clock.seconds_over is not None and clock.deadline is not None:
+            moments.append(clock.deadline + (clock.seconds_over + 1) * second)
+        if clock.break_seconds_left is not None and clock.break_ends is not None:
+            moments.append(clock.break_ends - (clock.break_seconds_left - 1) * second)
+    return min((moment for moment in moments if moment > now), default=None)
+
+
 def _schedule_of(tournament: Tournament, round_number: int) -> Iterable[datetime]:
     schedule = tournament.schedule.items()
     return (start for (number, _, _), start in schedule if number == round_number)
@@ -391,9 +431,13 @@ def answer(store: TournamentStore, tournament_id: int, name: str, extension: str
             return held
         body = encode(build(tournament, now, name), extension)
         timed = name in TIMED or name.startswith(PLAYER_PREFIX)
+        until = next_phase_change(tournament, now) if timed else None
+        if name == "clocks":
+            moments = [m for m in (until, next_tick(tournament, now)) if m is not None]
+            until = min(moments, default=None)
         fresh = Answer(
             version=version,
-            until=next_phase_change(tournament, now) if timed else None,
+            until=until,
             body=body,
             etag=f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"',
         )

@@ -24,6 +24,7 @@ const view = {
   shownStandings: null, // what section 8 shows when it is not the live round
   feed: null,
   cards: new Map(), // table -> judge card, in memory only: a token is shown once
+  links: null, // GET /admin/{tid}/links: every page of the tournament with its QR code
   refreshTimer: null,
   blobs: new Map(), // what -> object URL, revoked when replaced
 };
@@ -344,6 +345,10 @@ function wireForms() {
     activity(`Table ${body.table}, segment ${body.segment} plays every hand: ${body.reason}`);
   });
 
+  onSubmit("links-form", async (data) => {
+    await loadLinks(text(data, "player"), text(data, "table"));
+  }, { changes: false });
+
   onSubmit("tokens-form", async (_, which) => {
     const tables = which === "all" ? roundTables() : [Number(which)];
     await runLimited(tables, TOKEN_REQUESTS_AT_ONCE, issueToken);
@@ -450,6 +455,11 @@ async function openTournament(tid, push) {
   $("#summary").hidden = true;
   await refresh(); // a tournament that is not there stops here, before any feed
   $("#pick-form output").textContent = "";
+  view.links = null;
+  $("#links-player").value = "";
+  await loadLinks().catch((error) => {
+    $("#links-form output").textContent = error.message;
+  });
   view.feed = new LiveFeed(tid, ["standings", "clocks"], {
     onState: liveState,
     onStatus: (status) => {
@@ -473,6 +483,8 @@ async function refresh() {
   view.state = state;
   view.names = new Map(state.players.map((player) => [String(player.id), player]));
   renderTournament();
+  // The player card's links wait for a first registration.
+  if (view.links?.player === null && state.players.length) await loadLinks();
   await loadStandings();
 }
 
@@ -540,6 +552,7 @@ function renderTournament() {
   renderSegments();
   renderRulings();
   renderTokenTables();
+  renderLinkChoices();
   renderRoundChoices();
   $("#end-arm").textContent = `End round ${summary.current_round}…`;
   $("#end-button").textContent = `End round ${summary.current_round}`;
@@ -679,6 +692,7 @@ function roundTables() {
 
 function renderTokenTables() {
   $("#token-base").textContent = view.state.public_url;
+  showWarning("#token-warning", view.state.public_url_warning);
   $("#token-tables").replaceChildren(
     ...roundTables().map((table) =>
       el("button", { class: "small quiet", name: "table", value: table }, `Table ${table}`),
@@ -874,6 +888,7 @@ function showCard(card) {
     el("h3", {}, `Table ${card.table}`),
     code,
     el("figcaption", { class: "url" }, card.url),
+    card.warning ? el("p", { class: "address-warning", role: "alert" }, card.warning) : null,
   );
   const holder = $("#token-cards");
   const shown = [...holder.children];
@@ -897,15 +912,71 @@ function printTokenCards() {
   h1 { font-size: 18pt; margin: 0 0 2mm; }
   svg { width: 45mm; height: auto; }
   p { font-size: 7pt; word-break: break-all; margin: 1mm 0 0; }
+  p.warning { color: #b00; font-weight: bold; font-size: 8pt; word-break: normal; }
 </style></head><body><main>
 ${cards
   .map(
     (card) => `<section><h1>Table ${Number(card.table)}</h1>${card.svg}
-<p>${title} · round ${currentRound()}</p><p>${escapeHtml(card.url)}</p></section>`,
+<p>${title} · round ${currentRound()}</p><p>${escapeHtml(card.url)}</p>${
+      card.warning ? `<p class="warning">${escapeHtml(card.warning)}</p>` : ""
+    }</section>`,
   )
   .join("\n")}
 </main></body></html>`;
   window.open(blobUrl("tokens", new Blob([html], { type: "text/html" })), "_blank");
+}
+
+// -- the tournament's pages, with QR codes ------------------------------------------------------
+
+function showWarning(selector, warning) {
+  const node = $(selector);
+  node.hidden = !warning;
+  node.textContent = warning ?? "";
+}
+
+function renderLinkChoices() {
+  const select = $("#links-player");
+  const chosen = select.value || view.links?.player || "";
+  select.replaceChildren(
+    ...view.state.players.map((player) =>
+      el("option", { value: player.id, selected: String(player.id) === chosen }, nameOf(player.id)),
+    ),
+  );
+}
+
+async function loadLinks(player = "", table = "") {
+  const query = new URLSearchParams();
+  if (player) query.set("player", player);
+  if (table) query.set("table", table);
+  const links = await getJSON(`/admin/${view.tid}/links?${query}`);
+  view.links = links;
+  $("#links-base").textContent = links.public_url;
+  showWarning("#links-warning", links.warning);
+  $("#links-table").value = links.table;
+  if (links.player !== null) $("#links-player").value = links.player;
+  const groups = new Map();
+  for (const link of links.links) {
+    if (!groups.has(link.group)) groups.set(link.group, []);
+    groups.get(link.group).push(link);
+  }
+  $("#links").replaceChildren(
+    ...[...groups].flatMap(([group, shown]) => [
+      el("h3", {}, group),
+      el("div", { class: "cards" }, ...shown.map(linkCard)),
+    ]),
+  );
+}
+
+function linkCard(link) {
+  const code = el("div", { class: "qr" });
+  code.innerHTML = link.svg; // segno's SVG of our own URL
+  return el(
+    "figure",
+    { class: "link-card", dataset: { url: link.url } },
+    el("figcaption", {}, link.title),
+    code,
+    el("a", { href: link.url, target: "_blank", rel: "noopener" }, link.url),
+  );
 }
 
 // -- start -------------------------------------------------------------------------------------

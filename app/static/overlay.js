@@ -41,6 +41,16 @@ function segmentTitle(row) {
   return `${names.name} \u00b7 ${names.segment} ${row.segment}`;
 }
 
+// app/web/overlay.py session_title: the group or groups of round 1 a clock times (rule FM-2)
+function sessionTitle(session) {
+  const lead = session[0];
+  const groups = [...new Set(session.map((row) => row.group).filter(Boolean).map(String))].sort();
+  if (!groups.length) return segmentTitle(lead);
+  const names = config.rounds[String(lead.round)] ?? { name: `Round ${lead.round}`, segment: "Segment" };
+  const who = groups.length === 1 ? `Group ${groups[0]}` : `Groups ${groups.join(" and ")}`;
+  return `${names.name} \u00b7 ${who} \u00b7 ${names.segment} ${lead.segment}`;
+}
+
 // rule ST-3 as one signed figure (app/services/feeds.py to_cut)
 function toCut(standing) {
   const distance = standing?.distance_shown;
@@ -225,7 +235,7 @@ function clockView(rows, nowMs) {
   for (const [key, count] of counts) if (shared === null || count > counts.get(shared)) shared = key;
   const session = rows.filter((row) => sessionKey(row) === shared);
   const lead = session[0];
-  const title = segmentTitle(lead);
+  const title = sessionTitle(session);
   const onBreak = session.filter((row) => row.phase === "break" && row.break_ends);
   const left = (moment) => formatClock(secondsLeft({ deadline: moment }, nowMs));
   if (onBreak.length) return { title, time: left(onBreak[0].break_ends), note: "Break" };

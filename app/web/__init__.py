@@ -5,7 +5,7 @@ from contextlib import asynccontextmanager
 from typing import TypedDict
 
 from fastapi import FastAPI
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import __version__
 from app.db.engine import make_engine, migrate
@@ -27,7 +27,27 @@ class AppState(TypedDict):
 class ScoreboardApp(FastAPI):
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
-        return live.feed_first(super().build_middleware_stack())
+        return live.feed_first(head_as_get(super().build_middleware_stack()))
+
+
+def head_as_get(app: ASGIApp) -> ASGIApp:
+    """Every GET answers HEAD too, with the same status and headers and no body (RFC 9110
+    9.3.2): vision mixers and monitors check a feed or a page with HEAD, and FastAPI's
+    routes answer it 405 (issue 13). The body is dropped here as well as by uvicorn."""
+
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await app({**scope, "method": "GET"}, receive, without_body)
+
+    return answer
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -57,8 +77,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.stop()
             engine.dispose()
 
-    app = ScoreboardApp(title="WSOM Scoreboard", version=__version__, lifespan=lifespan)
+    # FastAPI's own /docs and /redoc load their scripts from a CDN: pages.install_docs
+    # serves /docs from our copy instead, and ReDoc is not offered.
+    app = ScoreboardApp(
+        title="WSOM Scoreboard",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.include_router(routes.router)
     pages.mount_static(app)
+    pages.install_docs(app)
     errors.install(app)
     return app

@@ -15,10 +15,10 @@ import csv
 import io
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
@@ -32,12 +32,14 @@ from app.domain.slips import Slip, seating_slips
 from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
 from app.services.errors import NotFound
+from app.services.feeds import NAMES as FEED_NAMES
 
 # The public API's registration shape, round lookup and per-version report: the console and
 # the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore, token_hash
-from app.web.deps import AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
+from app.web.addresses import loopback_warning, public_base
+from app.web.deps import MAX_NUMBER, AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
 from app.web.pages import render
 from app.web.public import Registration
 
@@ -76,10 +78,22 @@ def console(request: Request) -> HTMLResponse:
     return render(request, "admin.html", tournament_id=None)
 
 
-@router.get("/admin/session")
-def check_token(_: AdminDep, settings: SettingsDep) -> dict[str, str]:
-    """Whether the token the console holds is the admin token (401 if not)."""
-    return {"public_url": settings.public_url}
+class AdminSession(BaseModel):
+    public_url: str = Field(description="The address QR codes open (app/web/addresses.py)")
+    public_url_set: bool = Field(description="Whether SCOREBOARD_PUBLIC_URL says it")
+    public_url_warning: str | None = Field(description="Set when it is this machine only")
+
+
+@router.get("/admin/session", response_model=AdminSession)
+def check_token(request: Request, _: AdminDep, settings: SettingsDep) -> AdminSession:
+    """Whether the token the console holds is the admin token (401 if not), and the address
+    the console's QR codes open."""
+    url = public_base(request, settings)
+    return AdminSession(
+        public_url=url,
+        public_url_set=settings.public_url is not None,
+        public_url_warning=loopback_warning(url),
+    )
 
 
 @router.get("/admin/{tournament_id}", response_class=HTMLResponse)
@@ -115,6 +129,9 @@ class ConsoleState(BaseModel):
     tournament: int
     version: int
     public_url: str
+    public_url_warning: str | None = Field(
+        default=None, description="Set when QR codes would open this machine only"
+    )
     prizes: list[str] = Field(description="Shown amounts by rank (rule PR-2)")
     round_one_rate: str = Field(description="Exact (rule SC-3)")
     rate_locked: bool
@@ -128,10 +145,15 @@ class ConsoleState(BaseModel):
 
 @router.get("/admin/{tournament_id}/state", response_model=ConsoleState)
 def console_state(
-    tournament_id: TournamentId, _: AdminDep, store: StoreDep, settings: SettingsDep
+    request: Request,
+    tournament_id: TournamentId,
+    _: AdminDep,
+    store: StoreDep,
+    settings: SettingsDep,
 ) -> ConsoleState:
     """Registrations, the round's draw, each segment's schedule and the penalties given."""
     now = store.clock()
+    public_url = public_base(request, settings)
 
     def view(tournament: Tournament, version: int) -> ConsoleState:
         state = tournament.current_round
@@ -157,7 +179,8 @@ def console_state(
         return ConsoleState(
             tournament=tournament_id,
             version=version,
-            public_url=settings.public_url,
+            public_url=public_url,
+            public_url_warning=loopback_warning(public_url),
             prizes=[shown(amount) for amount in tournament.prizes],
             round_one_rate=exact(tournament.format.round(1).carry_over_rate),
             rate_locked=tournament.rounds[1].started,
@@ -215,6 +238,7 @@ def slips_csv(
 
 @router.get("/admin/{tournament_id}/slips/{round_number}", response_class=HTMLResponse)
 def slips_html(
+    request: Request,
     tournament_id: TournamentId,
     round_number: RoundNumber,
     _: AdminDep,
@@ -224,7 +248,12 @@ def slips_html(
     """The printable A4 slips; the console fetches them with its header and opens the
     answer as a blob, so no token ever sits in a URL."""
     name, slips = _slips(store, tournament_id, round_number)
-    return HTMLResponse(render_slips_html(slips, tournament=name, base_url=settings.public_url))
+    base_url = public_base(request, settings)
+    return HTMLResponse(
+        render_slips_html(
+            slips, tournament=name, base_url=base_url, warning=loopback_warning(base_url)
+        )
+    )
 
 
 # -- judges' tokens as QR codes -------------------------------------------------------------
@@ -243,6 +272,9 @@ class JudgeCard(BaseModel):
     table: int
     url: str = Field(description="The judge's page with the token, which the QR code opens")
     svg: str = Field(description="The QR code as inline SVG")
+    warning: str | None = Field(
+        default=None, description="Set when the code opens this machine only (a loopback address)"
+    )
 
 
 def judge_url(base_url: str, token: str) -> str:
@@ -253,6 +285,7 @@ def judge_url(base_url: str, token: str) -> str:
 
 @router.post("/admin/{tournament_id}/judge-card", response_model=JudgeCard)
 def judge_card(
+    request: Request,
     tournament_id: TournamentId,
     body: JudgeCardBody,
     _: AdminDep,
@@ -265,8 +298,114 @@ def judge_card(
         row = queries.token_by_hash(session, token_hash(body.token))
     if row is None or row.tournament_id != tournament_id:
         raise NotFound(f"this token is not a valid table token of tournament {tournament_id}")
-    url = judge_url(settings.public_url, body.token)
-    return JudgeCard(tournament=tournament_id, table=row.table_number, url=url, svg=qr_svg(url))
+    url = judge_url(public_base(request, settings), body.token)
+    return JudgeCard(
+        tournament=tournament_id,
+        table=row.table_number,
+        url=url,
+        svg=qr_svg(url),
+        warning=loopback_warning(url),
+    )
+
+
+# -- the tournament's pages and feeds, with QR codes for the hall PCs and the TV desk ----------
+
+
+LinkGroup = Literal["Hall", "Spectators", "Overlays", "Feeds"]
+
+
+class PageLink(BaseModel):
+    group: LinkGroup
+    title: str
+    url: str
+    svg: str = Field(description="The URL's QR code as inline SVG")
+
+
+class ConsoleLinks(BaseModel):
+    public_url: str = Field(description="The address the links and QR codes open")
+    warning: str | None = Field(description="Set when that address is this machine only")
+    player: str | None = Field(description="The player the player overlay and feed show")
+    table: int = Field(description="The table the table overlay shows")
+    links: list[PageLink]
+
+
+def page_links(
+    base_url: str,
+    tournament_id: int,
+    groups: tuple[str, ...],
+    player: tuple[str, str] | None,
+    table: int,
+) -> list[tuple[LinkGroup, str, str]]:
+    """Every page of a tournament (README, "The pages"): group, title and URL. `groups` are
+    round 1's (rule FM-2), `player` the id and name of the player the player pages show."""
+    tid = tournament_id
+    links: list[tuple[LinkGroup, str, str]] = [
+        ("Hall", "Hall display", f"/hall/{tid}"),
+        ("Hall", "Hall display, the page with the cut", f"/hall/{tid}?page=cut"),
+        ("Hall", "Printable results", f"/admin/{tid}/results"),
+        ("Spectators", "Spectators' home (phones)", f"/?t={tid}"),
+        ("Overlays", "Leaders", f"/overlay/{tid}/top"),
+        ("Overlays", "Around the cut", f"/overlay/{tid}/cut"),
+        ("Overlays", "Session clock", f"/overlay/{tid}/clock"),
+        *(
+            ("Overlays", f"Clock of group {group} (round 1)", f"/overlay/{tid}/clock?group={q}")
+            for group, q in ((g, quote(g, safe="")) for g in (groups if len(groups) > 1 else ()))
+        ),
+        ("Overlays", f"Table {table}", f"/overlay/{tid}/table/{table}"),
+        ("Overlays", f"Table {table} clock", f"/overlay/{tid}/clock?table={table}"),
+    ]
+    if player is not None:
+        quoted, name = quote(player[0], safe=""), player[1]
+        links.append(("Overlays", f"Player card: {name}", f"/overlay/{tid}/player/{quoted}"))
+        links.append(("Spectators", f"Player page: {name}", f"/p/{quoted}?t={tid}"))
+    feeds = [*FEED_NAMES, *([f"player-{player[0]}"] if player is not None else [])]
+    for feed in feeds:
+        for extension in ("json", "csv", "xml"):
+            path = f"/feeds/{tid}/{quote(feed, safe='')}.{extension}"
+            links.append(("Feeds", f"{feed}.{extension}", path))
+    return [(group, title, f"{base_url}{path}") for group, title, path in links]
+
+
+@router.get("/admin/{tournament_id}/links", response_model=ConsoleLinks)
+def console_links(
+    request: Request,
+    tournament_id: TournamentId,
+    _: AdminDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    player: Annotated[str | None, Query(max_length=200)] = None,
+    table: Annotated[int, Query(ge=1, le=MAX_NUMBER)] = 1,
+) -> ConsoleLinks:
+    """The hall's pages (with the cut page), every overlay, every feed and the spectators'
+    home, each with its QR code. `player` chooses the player card and feed (the first
+    registered player by default), `table` the table overlay."""
+    base_url = public_base(request, settings)
+
+    def view(tournament: Tournament, _: int) -> tuple[str | None, list[tuple[LinkGroup, str, str]]]:
+        chosen = tournament.player_named(player) if player is not None else None
+        if player is not None and chosen is None:
+            raise NotFound(f"player {player!r} is not registered in tournament {tournament_id}")
+        if chosen is None:
+            chosen = next(iter(tournament.players), None)
+        if chosen is None:  # nobody registered yet: no player card
+            return None, page_links(base_url, tournament_id, groups(tournament), None, table)
+        named = (str(chosen), tournament.players[chosen].name)
+        return named[0], page_links(base_url, tournament_id, groups(tournament), named, table)
+
+    def groups(tournament: Tournament) -> tuple[str, ...]:
+        return tournament.format.round(1).group_names
+
+    chosen, links = store.read(tournament_id, view)
+    return ConsoleLinks(
+        public_url=base_url,
+        warning=loopback_warning(base_url),
+        player=chosen,
+        table=table,
+        links=[
+            PageLink(group=group, title=title, url=url, svg=qr_svg(url))
+            for group, title, url in links
+        ],
+    )
 
 
 # -- results: CSV (admin) and a printable page (public) -----------------------------------------

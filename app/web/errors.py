@@ -1,17 +1,33 @@
 """One place maps every named error to HTTP (STYLE.md, convention 10): 409 for a move the
 tournament's state forbids, 422 for malformed input, always with a message a judge can act on,
-naming the field and the rule."""
+naming the field and the rule.
+
+The API answers JSON (CONTRACT.md §3). A browser that opens a page (an HTML route, or an
+address no route serves, outside the API and the feeds) gets the same status and sentence as
+a page instead (issue 13: `/hall/99` showed raw JSON), with links to the same page of the
+tournaments that do exist. A script that fetches a page (the admin console fetching the
+slips) does not ask for text/html first, and keeps the JSON it reads the detail from.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.db import queries
 from app.domain.errors import IllegalMove, LogError, RuleViolation
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
+from app.services.store import TournamentStore
+from app.web.pages import templates
 
 
 class Problem(BaseModel):
@@ -40,11 +56,88 @@ def problem(
     return JSONResponse(body.model_dump(), status_code=status)
 
 
+# -- pages for a browser -----------------------------------------------------------------------
+
+# Never a page: what programs read (CONTRACT.md §3), whatever their Accept header says.
+NOT_PAGES = ("/api/", "/feeds/", "/ws/", "/openapi.json", "/static/")
+HEADINGS = {
+    401: "The admin token is needed",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not a page",
+    409: "Not now",
+    422: "This address is not right",
+}
+# A page of one tournament, by its place in the address: /hall/7, /overlay/7/top, /admin/7/...
+TOURNAMENT_PAGE = re.compile(r"^/(hall|overlay|admin)/(\d+)(/[^?#]*)?$")
+
+
+def wants_page(request: Request) -> bool:
+    """A browser opening a page: it asks for HTML, at an HTML route (or at an address that
+    no route serves, outside the API)."""
+    if "text/html" not in request.headers.get("accept", ""):
+        return False
+    route = request.scope.get("route")
+    if route is not None:
+        return getattr(route, "response_class", None) is HTMLResponse
+    return not request.url.path.startswith(NOT_PAGES)
+
+
+def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
+    return templates.TemplateResponse(
+        request,
+        "error.html",
+        {
+            "status": status,
+            "heading": HEADINGS.get(status, "Something went wrong"),
+            "detail": detail,
+            "path": request.url.path,
+            "elsewhere": _elsewhere(request),
+        },
+        status_code=status,
+    )
+
+
+def _elsewhere(request: Request) -> list[dict[str, Any]]:
+    """The same page of every tournament there is, when the address names one that is not."""
+    match = TOURNAMENT_PAGE.match(request.url.path)
+    store: TournamentStore | None = getattr(request.state, "store", None)
+    if match is None or store is None:
+        return []
+    kind, wanted, rest = match.group(1), int(match.group(2)), match.group(3) or ""
+    try:
+        with Session(store.engine) as session:
+            rows = [(row.id, row.name) for row in queries.list_tournaments(session)]
+    except SQLAlchemyError:
+        return []  # the page still says what was wrong
+    if wanted in {tid for tid, _ in rows}:
+        return []  # the tournament is there: something inside it is not
+    return [
+        {"name": name, "url": f"/{kind}/{tid}{rest}"}
+        for tid, name in sorted(rows, key=lambda row: row[0] or 0, reverse=True)
+        if tid is not None
+    ]
+
+
+async def answer(request: Request, response: JSONResponse) -> HTMLResponse | JSONResponse:
+    """The problem as JSON, or as a page for a browser (with the same status and headers)."""
+    if not wants_page(request):
+        return response
+    detail = Problem.model_validate_json(bytes(response.body)).detail
+    # The page lists the tournaments (a query): in a thread, as a sync route would be.
+    page = await run_in_threadpool(error_page, request, response.status_code, detail)
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-type", "content-length"):
+            page.headers[name] = value
+    return page
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(RuleViolation)
-    async def rule_violation(_: Request, error: RuleViolation) -> JSONResponse:
+    async def rule_violation(request: Request, error: RuleViolation) -> Response:
         status = 409 if isinstance(error, IllegalMove) else 422
-        return problem(status, str(error), field=error.field, rule=error.rule)
+        response = problem(status, str(error), field=error.field, rule=error.rule)
+        return await answer(request, response)
 
     @app.exception_handler(LogError)
     async def log_error(_: Request, error: LogError) -> JSONResponse:
@@ -55,45 +148,16 @@ def install(app: FastAPI) -> None:
         )
 
     @app.exception_handler(RequestValidationError)
-    async def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
-        first = error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
-        if first.get("type") == "json_invalid":
-            context = first.get("ctx")
-            reason = context.get("error", "") if isinstance(context, dict) else ""
-            return problem(
-                422,
-                f"field 'body': is not valid JSON: {reason} (rule CONTRACT §3)",
-                field="body",
-                rule="CONTRACT §3",
-            )
-        # ("body", "result", "value") names the field "result.value"; ("header", ...) likewise
-        location = [str(part) for part in first.get("loc", ())][1:]
-        field = ".".join(location) or "body"
-        return problem(
-            422,
-            f"field {field!r}: {first.get('msg')} (rule CONTRACT §3)",
-            field=field,
-            rule="CONTRACT §3",
-        )
+    async def malformed(request: Request, error: RequestValidationError) -> Response:
+        return await answer(request, _malformed(error))
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
-        if error.status_code == 400:
-            # FastAPI's own answer to a body it cannot decode (not UTF-8, say): the same
-            # 422 as any other malformed body, so a tablet handles one case.
-            return problem(
-                422,
-                f"field 'body': cannot be read as JSON: {error.detail} (rule CONTRACT §3)",
-                field="body",
-                rule="CONTRACT §3",
-            )
-        response = problem(error.status_code, str(error.detail))
-        response.headers.update(error.headers or {})
-        return response
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        return await answer(request, _http_error(error))
 
     @app.exception_handler(NotFound)
-    async def not_found(_: Request, error: NotFound) -> JSONResponse:
-        return problem(404, str(error))
+    async def not_found(request: Request, error: NotFound) -> Response:
+        return await answer(request, problem(404, str(error)))
 
     @app.exception_handler(IdempotencyMismatch)
     async def mismatch(_: Request, error: IdempotencyMismatch) -> JSONResponse:
@@ -104,5 +168,42 @@ def install(app: FastAPI) -> None:
         return problem(409, str(error), field="Idempotency-Key", rule="CONTRACT §3")
 
     @app.exception_handler(Forbidden)
-    async def forbidden(_: Request, error: Forbidden) -> JSONResponse:
-        return problem(403, str(error))
+    async def forbidden(request: Request, error: Forbidden) -> Response:
+        return await answer(request, problem(403, str(error)))
+
+
+def _malformed(error: RequestValidationError) -> JSONResponse:
+    first = error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
+    if first.get("type") == "json_invalid":
+        context = first.get("ctx")
+        reason = context.get("error", "") if isinstance(context, dict) else ""
+        return problem(
+            422,
+            f"field 'body': is not valid JSON: {reason} (rule CONTRACT §3)",
+            field="body",
+            rule="CONTRACT §3",
+        )
+    # ("body", "result", "value") names the field "result.value"; ("header", ...) likewise
+    location = [str(part) for part in first.get("loc", ())][1:]
+    field = ".".join(location) or "body"
+    return problem(
+        422,
+        f"field {field!r}: {first.get('msg')} (rule CONTRACT §3)",
+        field=field,
+        rule="CONTRACT §3",
+    )
+
+
+def _http_error(error: StarletteHTTPException) -> JSONResponse:
+    if error.status_code == 400:
+        # FastAPI's own answer to a body it cannot decode (not UTF-8, say): the same
+        # 422 as any other malformed body, so a tablet handles one case.
+        return problem(
+            422,
+            f"field 'body': cannot be read as JSON: {error.detail} (rule CONTRACT §3)",
+            field="body",
+            rule="CONTRACT §3",
+        )
+    response = problem(error.status_code, str(error.detail))
+    response.headers.update(error.headers or {})
+    return response

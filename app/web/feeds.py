@@ -14,8 +14,12 @@ URL for a table of rows. Every feed is a flat list of rows with title-friendly c
   segment's points), Hands, Planned hands, Next hand, Dealer (who deals it), Phase, Starts at,
   Deadline.
 - `clocks`: each table's clock: Table, Round, Segment, Group, Phase, Starts at, Deadline,
-  Break ends, Hands, Planned hands, Play all. Times are UTC ISO 8601; no seconds count is
-  sent (rule CL-6: a display counts down from the deadline by the server's time).
+  Break ends, Hands, Planned hands, Play all, then the seconds at the server's time of the
+  answer (its `Date` header; rule CL-6): Seconds left (to the deadline, rounded up; in
+  overtime negative, the whole seconds past it; null when not running against a deadline),
+  Time left (the same as "mm:ss": "69:05", "-00:12"), Break seconds left and Break time
+  left (during a break). Times are UTC ISO 8601. A display that can count down itself
+  should count from the deadline; the seconds are for graphics that show text as it comes.
 - `player-ID`: one row, a player's standing columns plus Round, Segment, Table, Seat now.
 
 Formats: `.json` is an array of flat objects (numbers, strings, booleans, null); `.csv` has a
@@ -26,8 +30,9 @@ with every character other than letters, digits, `_`, `.` and `-` as `_` ("To cu
 
 Polling: answers carry an `ETag` and `Cache-Control: no-cache`; send it back as
 `If-None-Match` to get `304 Not Modified` with no body while nothing changed. An answer is
-built once per change of the log (and, for `tables`, `clocks` and `player-ID`, per clock
-phase) and served from memory in between: polling every 250 ms is fine. Answers allow any
+built once per change of the log (and, for `tables` and `player-ID`, per clock phase; for
+`clocks`, per second while a clock runs) and served from memory in between: polling every
+250 ms is fine. `HEAD` answers like `GET`, without the body. Answers allow any
 origin (CORS), so a browser-based graphics template can read them.
 """
 

@@ -86,6 +86,18 @@ def segment_title(rounds: Mapping[str, Any], row: Mapping[str, Any]) -> str:
     return f"{names['name']} \u00b7 {names['segment']} {row['segment']}"
 
 
+def session_title(rounds: Mapping[str, Any], session: Sequence[Mapping[str, Any]]) -> str:
+    """The segment a clock times, with the group or groups of round 1 it times (rule FM-2):
+    "Round 1 · Group A · Half 1", or "Groups A and B" when both play on one schedule."""
+    lead = session[0]
+    groups = sorted({str(row["group"]) for row in session if row.get("group")})
+    if not groups:
+        return segment_title(rounds, lead)
+    names = rounds.get(str(lead["round"]), {"name": f"Round {lead['round']}", "segment": "Segment"})
+    who = f"Group {groups[0]}" if len(groups) == 1 else f"Groups {' and '.join(groups)}"
+    return f"{names['name']} \u00b7 {who} \u00b7 {names['segment']} {lead['segment']}"
+
+
 def clock_view(
     rows: Sequence[Mapping[str, Any]], now: datetime, rounds: Mapping[str, Any]
 ) -> dict[str, str]:
@@ -96,7 +108,7 @@ def clock_view(
     shared = Counter(_session_key(row) for row in rows).most_common(1)[0][0]
     session = [row for row in rows if _session_key(row) == shared]
     lead = session[0]
-    title = segment_title(rounds, lead)
+    title = session_title(rounds, session)
     on_break = [row for row in session if row["phase"] == "break" and row["break_ends"]]
     if on_break:
         return {"title": title, "time": _left(on_break[0]["break_ends"], now), "note": "Break"}

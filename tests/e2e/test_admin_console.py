@@ -142,7 +142,9 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     tokens = {}
     for card in page.locator("#token-cards .token-card").all():
         url = card.locator(".url").inner_text()
-        assert url.startswith("http://127.0.0.1:8000/judge?token=")
+        # The address the console was opened at (issue 13), flagged: it is loopback.
+        assert url.startswith(f"{base}/judge?token=")
+        expect(card.locator(".address-warning")).to_contain_text("cannot open it")
         tokens[int(card.get_attribute("data-table"))] = parse_qs(urlsplit(url).query)["token"][0]
     assert sorted(tokens) == sorted(table for _, table in first)
 
@@ -257,3 +259,48 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     assert page.evaluate("window.pwned") is None
     assert page.locator("img").count() == 0
     assert not [url for url in urls if DEVELOPMENT_ADMIN_TOKEN in url]
+
+
+def test_the_console_links_every_page_with_its_qr_code(page: Any, server: Server) -> None:
+    # Issue 13, section 3: the hall PCs and the TV desk open the tournament's pages from the
+    # console, by link or by QR code.
+    base = server.base_url
+    admin = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
+    made = httpx.post(
+        f"{base}/api/tournaments", json={"name": "Links Open", "format": "wsom2008"}, headers=admin
+    )
+    tid = made.json()["id"]
+    players = [{"id": n, "name": f"Player {n}", "group": "A" if n <= 8 else "B"} for n in (1, 9)]
+    registered = httpx.post(f"{base}/api/tournaments/{tid}/players", json=players, headers=admin)
+    assert registered.status_code == 201, registered.text
+
+    page.goto(f"{base}/admin/{tid}")
+    page.fill("#token-input", DEVELOPMENT_ADMIN_TOKEN)
+    submit(page, "#gate-form")
+    links = page.locator("#links .link-card")
+    expect(links.first).to_be_visible()
+    shown = [card.get_attribute("data-url") for card in links.all()]
+    for path in (f"/hall/{tid}", f"/hall/{tid}?page=cut", f"/?t={tid}", f"/overlay/{tid}/clock"):
+        assert f"{base}{path}" in shown, path
+    assert f"{base}/feeds/{tid}/standings.csv" in shown
+    assert f"{base}/overlay/{tid}/player/1" in shown
+    assert links.locator("svg").count() == len(shown)
+    expect(page.locator("#links-base")).to_have_text(base)
+    # The server listens on 127.0.0.1: a tablet could open none of these codes.
+    expect(page.locator("#links-warning")).to_be_visible()
+    expect(page.locator("#links-warning")).to_contain_text("SCOREBOARD_PUBLIC_URL")
+
+    page.select_option("#links-player", "9")
+    page.fill("#links-table", "3")
+    submit(page, "#links-form")
+    expect(
+        page.locator(f"#links .link-card[data-url='{base}/overlay/{tid}/table/3']")
+    ).to_be_visible()
+    expect(
+        page.locator(f"#links .link-card[data-url='{base}/overlay/{tid}/player/9']")
+    ).to_be_visible()
+
+    with page.expect_popup() as opened:
+        page.locator(f"#links .link-card[data-url='{base}/hall/{tid}'] a").click()
+    expect(opened.value.locator("body")).to_be_visible()
+    assert opened.value.url == f"{base}/hall/{tid}"

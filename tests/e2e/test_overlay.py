@@ -236,7 +236,8 @@ def test_the_clock_counts_down_from_the_deadline_by_the_server_time(
     page: Any, hall: Any, tables: Tablets
 ) -> None:
     open_overlay(page, hall, "clock")
-    assert page.text_content("[data-field=title]") == "Round 1 \u00b7 Half 1"
+    # Issue 13: the clock says which group of round 1 it times (rule FM-2).
+    assert page.text_content("[data-field=title]") == "Round 1 \u00b7 Group A \u00b7 Half 1"
     assert page.text_content("[data-field=note]") == "To play"
 
     def seconds() -> int:
@@ -252,6 +253,24 @@ def test_the_clock_counts_down_from_the_deadline_by_the_server_time(
         timeout=3_000,
     )
     assert seconds() < first
+
+
+def test_a_group_clock_names_its_group_when_drawn_and_when_live(
+    page: Any, hall: Any, tables: Tablets
+) -> None:
+    groups = {
+        row["group"]
+        for row in httpx.get(
+            f"{hall.base_url}/api/tournaments/{hall.tournament_id}/tables?round=1"
+        ).json()["tables"]
+    }
+    for group in sorted(groups):
+        url = f"{hall.base_url}/overlay/{hall.tournament_id}/clock?group={group}"
+        served = httpx.get(url).text  # the server's first frame
+        assert f"Round 1 \u00b7 Group {group} \u00b7 Half 1" in served, group
+        open_overlay(page, hall, f"clock?group={group}")  # then overlay.js, from the feed
+        title = page.text_content("[data-field=title]")
+        assert title == f"Round 1 \u00b7 Group {group} \u00b7 Half 1", group
 
 
 def test_the_table_overlay_follows_a_new_hand(page: Any, hall: Any, tables: Tablets) -> None:

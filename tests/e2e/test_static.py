@@ -70,3 +70,34 @@ def test_the_live_client_works_out_each_distance_to_the_cut_exactly(page: Any, h
         [list(case[:4]) for case in PLACED_ROWS],
     )
     assert derived == [list(case[4]) for case in PLACED_ROWS]
+
+
+def test_the_api_docs_work_without_the_internet(page: Any, hall: Any) -> None:
+    # Issue 13: /docs was blank in a hall without internet (Swagger UI came from a CDN).
+    outside: list[str] = []
+
+    def only_our_server(route: Any) -> None:
+        if route.request.url.startswith(hall.base_url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_our_server)
+    page.goto(f"{hall.base_url}/docs")
+    page.locator(".swagger-ui .info .title").wait_for()
+    assert "WSOM Scoreboard" in page.locator(".swagger-ui .info .title").inner_text()
+    feeds = page.locator(".opblock-tag-section", has_text="feeds")
+    assert feeds.count() == 1
+    assert page.locator(".opblock").count() > 10
+    assert outside == []
+
+
+def test_a_page_of_a_tournament_that_is_not_there_reads_as_a_page(page: Any, hall: Any) -> None:
+    # Issue 13: /hall/99 showed raw JSON in a browser.
+    answer = page.goto(f"{hall.base_url}/hall/99")
+    assert answer is not None and answer.status == 404
+    assert page.locator("h1").inner_text() == "Not found"
+    assert "Tournament 99 does not exist." in page.locator(".detail").inner_text()
+    page.locator(f".elsewhere a[href='/hall/{hall.tournament_id}']").click()
+    page.wait_for_url(f"{hall.base_url}/hall/{hall.tournament_id}")

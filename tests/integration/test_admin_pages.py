@@ -22,7 +22,9 @@ from test_admin_api import (
     start,
 )
 
+from app.printouts.slips import qr_svg
 from app.settings import Settings
+from app.web import create_app
 from app.web.admin_pages import RESULT_COLUMNS
 from tests.integration.conftest import ADMIN_TOKEN
 
@@ -38,6 +40,7 @@ def admin_routes(tournament_id: int) -> list[tuple[str, str, dict[str, Any] | No
         ("GET", f"/admin/{tournament_id}/slips/1", None),
         ("GET", f"/admin/{tournament_id}/slips/1.csv", None),
         ("POST", f"/admin/{tournament_id}/judge-card", {"token": "x"}),
+        ("GET", f"/admin/{tournament_id}/links", None),
         ("GET", f"/admin/{tournament_id}/results.csv", None),
     ]
 
@@ -116,7 +119,13 @@ def test_every_admin_route_answers_with_the_admin_token(
         answer = client.request(method, path, json=body, headers=admin_headers)
         assert answer.status_code == 200, (path, answer.text)
     session = client.get("/admin/session", headers=admin_headers).json()
-    assert session == {"public_url": settings.public_url}
+    # Unset SCOREBOARD_PUBLIC_URL: the address the console was opened at (issue 13).
+    assert settings.public_url is None
+    assert session == {
+        "public_url": "http://testserver",
+        "public_url_set": False,
+        "public_url_warning": None,
+    }
 
 
 # -- the console's view of a tournament -----------------------------------------------------------
@@ -217,7 +226,8 @@ def test_a_judge_card_is_the_qr_code_of_the_judges_page_with_the_token(
     assert answer.status_code == 200, answer.text
     shown = answer.json()
     assert shown["table"] == 3 and shown["tournament"] == started.id
-    assert shown["url"] == f"{settings.public_url}/judge?token={issued['token']}"
+    assert shown["url"] == f"http://testserver/judge?token={issued['token']}"
+    assert shown["warning"] is None
     assert shown["svg"].startswith("<svg") and shown["svg"].rstrip().endswith("</svg>")
 
     other = start(client, admin_headers)
@@ -231,6 +241,124 @@ def test_a_judge_card_is_the_qr_code_of_the_judges_page_with_the_token(
         headers=admin_headers,
     )
     assert extra.status_code == 422
+
+
+# -- the address QR codes open (issue 13, section 4) ---------------------------------------------
+
+
+def issued_card(
+    client: TestClient, headers: dict[str, str], tournament_id: int, table: int
+) -> tuple[str, dict[str, Any]]:
+    """A new token for a table, and its card, both asked for with these headers."""
+    path = api(f"/{tournament_id}/tokens")
+    token = created(client.post(path, json={"table": table}, headers=headers))["token"]
+    return token, card(client, headers, tournament_id, token).json()
+
+
+def test_qr_codes_open_the_address_the_console_was_opened_at(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # Issue 13: under `scoreboard serve --port 8101` the cards and slips said 127.0.0.1:8000.
+    started = start(client, admin_headers)
+    hall = {**admin_headers, "Host": "192.168.1.10:8101"}
+    token, shown = issued_card(client, hall, started.id, 2)
+    assert shown["url"] == f"http://192.168.1.10:8101/judge?token={token}"
+    assert shown["warning"] is None
+    state = client.get(f"/admin/{started.id}/state", headers=hall).json()
+    assert state["public_url"] == "http://192.168.1.10:8101"
+    slips = client.get(f"/admin/{started.id}/slips/1", headers=hall).text
+    assert qr_svg("http://192.168.1.10:8101/p/1") in slips and "this machine only" not in slips
+    # A proxy's X-Forwarded-Host is not believed: anyone could send it.
+    forged = {**hall, "X-Forwarded-Host": "evil.example"}
+    assert "evil.example" not in card(client, forged, started.id, token).text
+
+
+def test_a_qr_code_that_opens_this_machine_only_is_flagged(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    local = {**admin_headers, "Host": "127.0.0.1:8101"}
+    _, shown = issued_card(client, local, started.id, 1)
+    assert shown["url"].startswith("http://127.0.0.1:8101/judge?token=")
+    assert "tablets and phones cannot open it" in shown["warning"]
+    session = client.get("/admin/session", headers=local).json()
+    assert session["public_url"] == "http://127.0.0.1:8101"
+    assert "SCOREBOARD_PUBLIC_URL" in session["public_url_warning"]
+    state = client.get(f"/admin/{started.id}/state", headers=local).json()
+    assert state["public_url_warning"] == session["public_url_warning"]
+    slips = client.get(f"/admin/{started.id}/slips/1", headers=local).text
+    assert 'class="warning"' in slips and "QR: this machine only" in slips
+    links = client.get(f"/admin/{started.id}/links", headers=local).json()
+    assert links["warning"] == session["public_url_warning"]
+
+
+def test_the_public_url_setting_wins_over_the_request(database_url: str) -> None:
+    settings = Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        public_url="https://scores.example.org/",
+    )
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Host": "127.0.0.1:8101"}
+    with TestClient(create_app(settings)) as client:
+        started = start(client, admin)
+        token, shown = issued_card(client, admin, started.id, 1)
+        assert shown["url"] == f"https://scores.example.org/judge?token={token}"
+        assert shown["warning"] is None
+        session = client.get("/admin/session", headers=admin).json()
+        assert session["public_url_set"] is True
+        slips = client.get(f"/admin/{started.id}/slips/1", headers=admin).text
+        assert qr_svg("https://scores.example.org/p/1") in slips
+
+
+# -- every page of the tournament, with its QR code (issue 13, section 3) -------------------------
+
+
+def test_the_console_links_every_page_and_feed_with_a_qr_code(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    tid = started.id
+    answer = client.get(f"/admin/{tid}/links", headers=admin_headers)
+    assert answer.status_code == 200, answer.text
+    links = answer.json()
+    assert links["public_url"] == "http://testserver" and links["warning"] is None
+    assert links["player"] == "1" and links["table"] == 1
+    paths = {link["url"].removeprefix("http://testserver") for link in links["links"]}
+    expected = {
+        f"/hall/{tid}",
+        f"/hall/{tid}?page=cut",
+        f"/?t={tid}",
+        f"/p/1?t={tid}",
+        f"/overlay/{tid}/top",
+        f"/overlay/{tid}/cut",
+        f"/overlay/{tid}/clock",
+        f"/overlay/{tid}/clock?group=A",
+        f"/overlay/{tid}/clock?group=B",
+        f"/overlay/{tid}/clock?table=1",
+        f"/overlay/{tid}/player/1",
+        f"/overlay/{tid}/table/1",
+        *(
+            f"/feeds/{tid}/{feed}.{extension}"
+            for feed in ("standings", "top", "cut", "tables", "clocks", "player-1")
+            for extension in ("json", "csv", "xml")
+        ),
+    }
+    assert expected <= paths, expected - paths
+    for link in links["links"]:
+        assert link["group"] in ("Hall", "Spectators", "Overlays", "Feeds")
+        assert link["svg"].startswith("<svg"), link["title"]
+        # Every link opens: a page or a feed of this tournament, no credential needed.
+        opened = client.get(link["url"])
+        assert opened.status_code == 200, (link["url"], opened.text[:200])
+
+    chosen = client.get(f"/admin/{tid}/links?player=5&table=3", headers=admin_headers).json()
+    chosen_paths = {link["url"].removeprefix("http://testserver") for link in chosen["links"]}
+    wanted = {f"/overlay/{tid}/player/5", f"/overlay/{tid}/table/3", f"/feeds/{tid}/player-5.csv"}
+    assert wanted <= chosen_paths
+    unknown = client.get(f"/admin/{tid}/links?player=nobody", headers=admin_headers)
+    assert unknown.status_code == 404 and "'nobody' is not registered" in unknown.json()["detail"]
+    assert client.get(f"/admin/{tid}/links?table=0", headers=admin_headers).status_code == 422
+    assert client.get("/admin/999/links", headers=admin_headers).status_code == 404
 
 
 # -- results ---------------------------------------------------------------------------------------

@@ -236,6 +236,68 @@ def test_clock_rows_change_at_a_phase_boundary_with_no_new_log_line(
     assert feed(client, timed, "standings", "json").headers["etag"] == standings_etag
 
 
+def test_the_clocks_feed_counts_the_seconds_left_at_the_server_time(
+    client: TestClient, store: TournamentStore, clock: SteppingClock
+) -> None:
+    # Issue 13: a vision mixer shows the feed's text as it comes; it cannot count down.
+    start = START.strftime("%Y-%m-%dT%H:%M:%SZ")
+    schedule = {"type": "schedule", "round": 1, "segment": 1, "group": "A", "start": start}
+    dealt = START + timedelta(minutes=5)
+    deal = {
+        "type": "deal",
+        "round": 1,
+        "segment": 1,
+        "table": 1,
+        "hand": 1,
+        "time": dealt.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    timed = open_tournament(store, [*club_opening(), line(schedule), line(deal)])
+
+    def table_one(extension: str = "json") -> tuple[str, dict[str, str]]:
+        answer = feed(client, timed, "clocks", extension)
+        return answer.headers["etag"], rows_of(answer, extension)[0]
+
+    ticks = ("Seconds left", "Time left", "Break seconds left", "Break time left")
+    _, waiting = table_one()
+    assert waiting["Phase"] == "not_started" and [waiting[c] for c in ticks] == [""] * 4
+    clock.now = START + timedelta(minutes=10)
+    running_etag, running = table_one()
+    assert running["Phase"] == "running"  # 70 minutes from 09:00 (rule CL-1)
+    assert (running["Seconds left"], running["Time left"]) == ("3600", "60:00")
+    clock.advance(seconds=0.4)  # the same whole second: the same answer (rounded up)
+    assert table_one()[0] == running_etag
+    clock.advance(seconds=0.7)
+    ticked_etag, ticked = table_one()
+    assert (ticked["Seconds left"], ticked["Time left"]) == ("3599", "59:59")
+    assert ticked_etag != running_etag
+    clock.now = START + timedelta(minutes=65, seconds=30)
+    for extension in ("json", "csv", "xml"):
+        assert table_one(extension)[1]["Time left"] == "04:30", extension
+    # Past the deadline with a hand dealt in time: overtime, counted up (rule CL-3).
+    clock.now = START + timedelta(minutes=70, seconds=12, milliseconds=500)
+    _, over = table_one()
+    assert over["Phase"] == "overtime"
+    assert (over["Seconds left"], over["Time left"]) == ("-12", "-00:12")
+    assert json.loads(feed(client, timed, "clocks", "json").content)[0]["Seconds left"] == -12
+
+
+def test_a_feed_answers_head_like_get_without_the_body(client: TestClient, club: Setup) -> None:
+    # Issue 13: vision mixers and monitors check a feed with HEAD; it was 405.
+    for extension, media_type in FORMATS.items():
+        got = feed(client, club, "standings", extension)
+        head = client.head(f"/feeds/{club.tid}/standings.{extension}")
+        assert head.status_code == 200, extension
+        assert head.content == b""
+        assert head.headers["content-type"].split(";")[0] == media_type
+        assert head.headers["etag"] == got.headers["etag"]
+        assert head.headers["content-length"] == str(len(got.content))
+    etag = feed(client, club, "top", "json").headers["etag"]
+    cached = client.head(f"/feeds/{club.tid}/top.json", headers={"If-None-Match": etag})
+    assert cached.status_code == 304
+    assert client.head(f"/feeds/{club.tid}/nothing.json").status_code == 404
+    assert client.head("/feeds/9999/standings.json").status_code == 404
+
+
 # -- what is not there ------------------------------------------------------------------
 
 

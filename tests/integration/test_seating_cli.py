@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -194,3 +195,41 @@ def test_slips_of_a_round_without_seats_are_refused(registered: Path, tmp_path: 
     assert "rule SE-4" in done.stderr
     assert not (out / "slips-round-1.html").exists()
     assert not re.search(r"\d+ slips", done.stdout)
+
+
+def test_slips_with_a_loopback_address_say_so_on_the_page_and_the_terminal(
+    drawn: tuple[Path, list[Line]], tmp_path: Path
+) -> None:
+    # Issue 13: slips printed for 127.0.0.1 open nothing on a phone, and nobody noticed.
+    log, _ = drawn
+    out = tmp_path / "print"
+    loopback = "http://127.0.0.1:8101"
+    done = scoreboard("slips", log, "--round", "1", "--out", out, "--base-url", loopback)
+    assert done.returncode == 0, done.stderr
+    assert "warning" in done.stderr and "tablets and phones cannot open it" in done.stderr
+    page = (out / "slips-round-1.html").read_text(encoding="utf-8")
+    assert 'class="warning"' in page and "tablets and phones cannot open it" in page
+    assert page.count("QR: this machine only") == 40
+
+    fine = scoreboard("slips", log, "--round", "1", "--out", out, "--base-url", BASE_URL)
+    assert fine.returncode == 0 and "warning" not in fine.stderr
+    assert "this machine only" not in (out / "slips-round-1.html").read_text(encoding="utf-8")
+
+
+def test_slips_without_an_address_ask_for_one(
+    drawn: tuple[Path, list[Line]], tmp_path: Path
+) -> None:
+    # Offline there is no request to take the address from: no more silent 127.0.0.1:8000.
+    log, _ = drawn
+    out = tmp_path / "print"
+    env = {k: v for k, v in os.environ.items() if k != "SCOREBOARD_PUBLIC_URL"}
+    done = scoreboard("slips", log, "--round", "1", "--out", out, env=env)
+    assert done.returncode == 2
+    assert "--base-url" in done.stderr and "SCOREBOARD_PUBLIC_URL" in done.stderr
+    assert not (out / "slips-round-1.html").exists()
+
+    env["SCOREBOARD_PUBLIC_URL"] = BASE_URL
+    done = scoreboard("slips", log, "--round", "1", "--out", out, env=env)
+    assert done.returncode == 0, done.stderr
+    page = (out / "slips-round-1.html").read_text(encoding="utf-8")
+    assert segno.make(f"{BASE_URL}/p/A01", error="m").svg_inline(scale=3, border=2) in page

@@ -1,11 +1,17 @@
 import re
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
+from app import cli as cli_module
 from app.cli import cli
 from app.settings import get_settings
+from app.web import addresses
 
 runner = CliRunner()
+# Unset: the test's own environment must not choose the address or the host.
+CLEAN: dict[str, str | None] = {"SCOREBOARD_PUBLIC_URL": None, "SCOREBOARD_HOST": None}
 
 
 def test_help_lists_serve_among_the_commands() -> None:
@@ -40,3 +46,38 @@ def test_serve_refuses_unsafe_production_settings_with_a_message() -> None:
 
     assert result.exit_code == 2, result.output
     assert "SCOREBOARD_ADMIN_TOKEN" in result.output
+
+
+def test_serve_prints_where_the_tablets_can_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 13: `serve --port 8101` said nothing, and the QR codes pointed at 127.0.0.1:8000.
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(cli_module.uvicorn, "run", lambda *_, **options: started.update(options))
+    monkeypatch.setattr(cli_module, "_settle_garbage_collector", lambda: None)
+    monkeypatch.setattr(addresses, "lan_addresses", lambda: ["192.168.1.10"])
+    get_settings.cache_clear()
+    try:
+        every = runner.invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "8101"], env=CLEAN)
+        local = runner.invoke(cli, ["serve", "--port", "8101"], env=CLEAN)
+    finally:
+        get_settings.cache_clear()
+
+    assert every.exit_code == 0, every.output
+    assert "http://192.168.1.10:8101" in every.output
+    assert started["port"] == 8101
+    assert local.exit_code == 0, local.output
+    assert "tablets and phones cannot reach it" in local.output
+    assert "--host 0.0.0.0" in local.output
+    assert "development token 'development-admin-token'" in local.output
+
+
+def test_serve_never_prints_an_admin_token_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_module.uvicorn, "run", lambda *_, **__: None)
+    monkeypatch.setattr(cli_module, "_settle_garbage_collector", lambda: None)
+    secret = "x7Yq2-9fKpL0wRt3ZbN8vC1mHs4JdE6a-own"
+    get_settings.cache_clear()
+    try:
+        result = runner.invoke(cli, ["serve"], env={**CLEAN, "SCOREBOARD_ADMIN_TOKEN": secret})
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert secret not in result.output and "development token" not in result.output

@@ -1,5 +1,6 @@
 """Draws the spectator app's icons (a mahjong tile with one dot) as PNGs, with no image library:
-`python app/static/icons/make_icons.py` writes icon-192.png and icon-512.png beside this file.
+`python app/static/icons/make_icons.py` writes icon-192.png and icon-512.png beside this file,
+and favicon.ico (16, 32 and 48 pixels) for browsers that ask for /favicon.ico.
 
 The tile keeps inside the middle 80% of the square, so a "maskable" crop keeps all of it.
 """
@@ -70,7 +71,21 @@ def png(width: int, height: int, raw: bytes) -> bytes:
     )
 
 
+def ico(sizes: tuple[int, ...]) -> bytes:
+    """An ICO file of PNG images (as every browser since 2007 reads them)."""
+    images = [draw(size) for size in sizes]
+    header = struct.pack("<HHH", 0, 1, len(images))  # reserved, type 1 (icon), count
+    offset = len(header) + 16 * len(images)
+    entries = b""
+    for size, image in zip(sizes, images, strict=True):
+        # width, height, colours, reserved, planes, bits per pixel, bytes, offset
+        entries += struct.pack("<BBBBHHII", size % 256, size % 256, 0, 0, 1, 24, len(image), offset)
+        offset += len(image)
+    return header + entries + b"".join(images)
+
+
 if __name__ == "__main__":
     here = Path(__file__).resolve().parent
     for size in (192, 512):
         (here / f"icon-{size}.png").write_bytes(draw(size))
+    (here / "favicon.ico").write_bytes(ico((16, 32, 48)))

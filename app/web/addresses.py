@@ -1,0 +1,138 @@
+"""Where tablets and phones reach the scoreboard (issue 13): the address every QR code opens.
+
+`SCOREBOARD_PUBLIC_URL` says it when it is set. Without it, a page of the admin console
+uses the address the organizer reached the console on (the request's scheme and `Host`),
+which is the address of this server on the network the organizer's laptop is on. Proxies
+are trusted only as far as uvicorn trusts them: it takes the scheme from `X-Forwarded-Proto`
+of a proxy in `--forwarded-allow-ips` (127.0.0.1 by default); `X-Forwarded-Host` is never
+read, so a proxy that rewrites the host needs `SCOREBOARD_PUBLIC_URL`.
+
+A QR code that points at a loopback address (127.0.0.1, localhost, ::1) opens nothing on a
+tablet: the page flags it, and `scoreboard serve` prints the addresses of this machine that
+the hall's network can reach instead.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import struct
+import sys
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from fastapi import Request
+
+from app.settings import Settings
+
+LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+# Addresses a server binds to mean every interface; they are not an address to open.
+EVERY_INTERFACE = {"0.0.0.0", "::", ""}
+LOOPBACK_WARNING = (
+    "points at {host}, this machine only: tablets and phones cannot open it. Set "
+    "SCOREBOARD_PUBLIC_URL to an address of this server on the hall's network "
+    "(scoreboard serve --host 0.0.0.0 prints them), or open the console at that address"
+)
+
+
+def public_base(request: Request, settings: Settings) -> str:
+    """The address QR codes open: SCOREBOARD_PUBLIC_URL, else the one this request came to."""
+    if settings.public_url is not None:
+        return settings.public_url
+    return str(request.base_url).rstrip("/")
+
+
+def is_loopback(url: str) -> bool:
+    """Whether a URL's host is this machine only (or a bind-all address, which opens nothing
+    elsewhere either)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host in LOOPBACK_NAMES or host in EVERY_INTERFACE or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a name: the hall's DNS decides, we cannot tell
+    return address.is_loopback or address.is_unspecified
+
+
+def loopback_warning(url: str) -> str | None:
+    """The sentence a card or a slip shows when its QR code cannot work on a tablet."""
+    if not is_loopback(url):
+        return None
+    return f"This QR code {LOOPBACK_WARNING.format(host=urlsplit(url).hostname)}."
+
+
+# -- this machine's addresses (scoreboard serve) --------------------------------------------------
+
+SIOCGIFADDR = 0x8915  # Linux: an interface's IPv4 address
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, read from its network interfaces:
+    no packet is sent and no name is looked up. Linux reads each interface; elsewhere, the
+    addresses the system gives this host's own name."""
+    found = _interface_addresses() if sys.platform.startswith("linux") else _host_addresses()
+    return sorted(set(_reachable(found)), key=lambda a: ipaddress.ip_address(a).packed)
+
+
+def _reachable(addresses: Iterable[str]) -> Iterable[str]:
+    for text in addresses:
+        address = ipaddress.ip_address(text)
+        if not (address.is_loopback or address.is_unspecified or address.is_link_local):
+            yield text
+
+
+def _interface_addresses() -> list[str]:
+    import fcntl  # Linux and other Unixes only; lan_addresses calls this on Linux alone
+
+    found = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        for _, name in socket.if_nameindex():
+            request = struct.pack("256s", name.encode()[:15])
+            try:
+                answer = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
+            except OSError:
+                continue  # an interface without an IPv4 address (or down)
+            found.append(socket.inet_ntoa(answer[20:24]))
+    return found
+
+
+def _host_addresses() -> list[str]:
+    try:
+        return socket.gethostbyname_ex(socket.gethostname())[2]
+    except OSError:
+        return []
+
+
+def reach_lines(host: str, port: int, scheme: str, settings: Settings) -> list[str]:
+    """What `scoreboard serve` prints at start: where the tablets and phones can open it."""
+    lines = []
+    if settings.public_url is not None:
+        lines.append(f"QR codes open {settings.public_url} (SCOREBOARD_PUBLIC_URL)")
+        if is_loopback(settings.public_url):
+            named = urlsplit(settings.public_url).hostname
+            lines.append(f"warning: SCOREBOARD_PUBLIC_URL {LOOPBACK_WARNING.format(host=named)}")
+    if host in EVERY_INTERFACE:
+        addresses = lan_addresses()
+        if addresses:
+            lines.append("tablets and phones on this network can open:")
+            lines.extend(f"  {scheme}://{address}:{port}" for address in addresses)
+        else:
+            lines.append("this machine has no network address besides loopback yet")
+    elif is_loopback(f"{scheme}://{_bracketed(host)}"):
+        lines.append(
+            f"serving on {host} only: tablets and phones cannot reach it. "
+            "Start with --host 0.0.0.0 to serve the hall's network"
+        )
+    else:
+        lines.append(f"tablets and phones can open {scheme}://{_bracketed(host)}:{port}")
+    if settings.public_url is None:
+        lines.append(
+            "QR codes open the address the admin console is opened at "
+            "(set SCOREBOARD_PUBLIC_URL to fix one)"
+        )
+    return lines
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
