@@ -9,19 +9,25 @@ docs/screens/hall.png (the cut page) and docs/screens/hall-page-1.png.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from e2e_support import Tablets, first_halves_open
+
+from bench.load import RoundOne, Server, free_port, import_log
 
 pytestmark = pytest.mark.slow
 
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PLAYERS = 64
 ADVANCE = 16
 HANDS_PER_HALF = 8
@@ -285,3 +291,157 @@ def tie_the_line(judges: Tablets) -> list[str]:
     tie = answer.json()["rounds"][0]["cut"]["tie"]
     assert tie is not None
     return [str(player) for player in tie["players"]]
+
+
+# -- the screens venues have (issue 13) ---------------------------------------------------------
+
+# Landscape screens from a small projector to 4K, and a screen turned on its side.
+SCREEN_SIZES = [(1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160), (1080, 1920)]
+ROTATION_MS = 2_000  # the shortest interval the page takes
+
+# Long names in the scripts a WSOM field writes them in: every page shows several of them.
+LONG_NAMES = [
+    "Maximilian Alexander Featherstonehaugh-Worthington",
+    "長谷川 麻衣子 (はせがわ まいこ) 東京都麻雀連盟",
+    "欧阳慕容 诸葛司马 上官建国 澳门麻将协会",
+    "남궁민수 황보서연 선우지훈 대한마작협회",
+    "Zoë Ångström-Łukasiewicz Ñúñez d'Été Øvergård",
+    "Nguyễn Thị Phương Thảo Hoàng Trần Lê",
+    "Αλέξανδρος Παπαδόπουλος-Κωνσταντινίδης",
+    "Wu",
+]
+
+# Everything the geometric test asks of the page on the screen now: for every row of the
+# standings, the row on the screen, its name visible and no two cells overlapping. The text
+# of a cell is measured as drawn (a Range), so a figure wider than its column is caught; the
+# name is measured as its cell clips it.
+SCREEN_FAULTS = """() => {
+    const slack = 0.5;
+    const onScreen = (b) => b.top >= -slack && b.left >= -slack
+        && b.bottom <= innerHeight + slack && b.right <= innerWidth + slack;
+    const overlap = (a, b) => a.left < b.right - slack && b.left < a.right - slack
+        && a.top < b.bottom - slack && b.top < a.bottom - slack;
+    const drawn = (cell) => {
+        if (cell.classList.contains('col-name')) return cell.getBoundingClientRect();
+        if (!cell.textContent) return null;
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return range.getBoundingClientRect();
+    };
+    const faults = [];
+    const players = [];
+    const band = document.querySelector('#rows .cut-band');
+    if (band && !onScreen(band.getBoundingClientRect())) faults.push('the cut band is off the screen');
+    for (const row of document.querySelectorAll('#rows .hall-row')) {
+        const who = `position ${row.dataset.position}`;
+        players.push(row.dataset.player);
+        const box = row.getBoundingClientRect();
+        if (!onScreen(box)) faults.push(`${who}: the row (${box.top}..${box.bottom}) is off the screen`);
+        const name = row.querySelector('.name-text');
+        const em = parseFloat(getComputedStyle(name).fontSize);
+        const visible = Math.min(name.getBoundingClientRect().right,
+                                 row.querySelector('.col-name').getBoundingClientRect().right)
+            - name.getBoundingClientRect().left;
+        // At least five characters of the name, or all of it when it is shorter.
+        if (visible < Math.min(name.scrollWidth, 5 * em) - 1)
+            faults.push(`${who}: ${visible.toFixed(1)} px of the name "${name.textContent}" show`);
+        const cells = [...row.children].map((cell) => [cell.className, drawn(cell)])
+            .filter(([, b]) => b !== null && b.width > 0);
+        for (const [what, b] of cells) {
+            if (b.left < box.left - slack || b.right > box.right + slack)
+                faults.push(`${who}: ${what} sticks out of the row`);
+        }
+        for (let i = 0; i < cells.length; i += 1) {
+            for (let j = i + 1; j < cells.length; j += 1) {
+                if (overlap(cells[i][1], cells[j][1]))
+                    faults.push(`${who}: ${cells[i][0]} overlaps ${cells[j][0]}`);
+            }
+        }
+    }
+    const pager = document.getElementById('pager');
+    return {faults, players, page: pager.dataset.page, pages: Number(pager.dataset.pages)};
+}"""
+
+
+@dataclass(frozen=True)
+class Screens:
+    """A server with two tournaments: round 1 of a 64-player event whose players have long
+    names in many scripts, and the Ari Ari example with game 2 of round 1 under way."""
+
+    base_url: str
+    long_names: int  # tournament ids
+    ariari: int
+
+
+@pytest.fixture(scope="module")
+def screens(browser: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Screens]:
+    folder = tmp_path_factory.mktemp("screens")
+    url = f"sqlite:///{folder / 'scoreboard.db'}"
+    round_one = RoundOne.generate(
+        players=PLAYERS, seed=13, format={"preset": "wsom2008", "advance": [ADVANCE, 8, 4]}
+    )
+    renamed = []
+    for number, text in enumerate(round_one.setup_lines):
+        line = json.loads(text)
+        if line["type"] == "player":
+            line["name"] = f"{LONG_NAMES[number % len(LONG_NAMES)]} {number}"
+        renamed.append(json.dumps(line, ensure_ascii=False))
+    (folder / "long").mkdir()
+    long_names = import_log(url, renamed, folder / "long")
+    example = (EXAMPLES / "ariari.jsonl").read_text(encoding="utf-8").splitlines()
+    round_one_open = example[: next(i for i, t in enumerate(example) if '"round_end"' in t)]
+    (folder / "ariari").mkdir()
+    ariari = import_log(url, round_one_open, folder / "ariari")
+    with Server(url, free_port(), folder / "server.log") as server:
+        yield Screens(server.base_url, long_names, ariari)
+
+
+def standings_of(base_url: str, tournament_id: int) -> list[dict[str, Any]]:
+    answer = httpx.get(f"{base_url}/api/tournaments/{tournament_id}/standings", timeout=10.0)
+    rows = answer.json()["rounds"][-1]["standings"]
+    return sorted(rows, key=lambda row: row["position"])
+
+
+def open_screen(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function(
+        "() => window.hallDisplay?.feed.status === 'live'"
+        " && document.querySelectorAll('#rows .hall-row .name-text').length > 0"
+        " && !/^\\d+$/.test(document.querySelector('#rows .name-text').textContent)",
+        polling=100,
+        timeout=10_000,
+    )
+
+
+@pytest.mark.parametrize("rows", [None, 8, 16, 24, 30], ids=lambda r: f"rows={r or 'default'}")
+def test_every_row_is_on_every_screen_and_paging_shows_every_player_once(
+    page: Any, screens: Screens, rows: int | None
+) -> None:
+    order = [row["player"] for row in standings_of(screens.base_url, screens.long_names)]
+    page.clock.install()  # the rotation turns when the test says
+    query = f"interval={ROTATION_MS // 1000}" + (f"&rows={rows}" if rows else "")
+    open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?{query}")
+    faults: list[str] = []
+    for width, height in SCREEN_SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_function(
+            "([w, h]) => window.hallDisplay.laidOut?.width === w"
+            " && window.hallDisplay.laidOut?.height === h",
+            arg=[width, height],
+            polling=50,
+        )
+        shown: dict[str, list[str]] = {}
+        seen = page.evaluate(SCREEN_FAULTS)
+        for _ in range(seen["pages"] + 1):  # every numbered page and the cut page
+            faults += [f"{width}x{height}, page {seen['page']}: {f}" for f in seen["faults"]]
+            shown[seen["page"]] = seen["players"]
+            page.clock.run_for(ROTATION_MS)
+            seen = page.evaluate(SCREEN_FAULTS)
+        if rows:
+            assert len(shown["1"]) == min(rows, PLAYERS), (width, height)
+        numbered = [shown.get(str(number), []) for number in range(1, seen["pages"] + 1)]
+        paged = [player for players in numbered for player in players]
+        if paged != order:
+            missing = sorted(set(order) - set(paged), key=order.index)
+            faults.append(f"{width}x{height}: paging shows {len(paged)} rows, misses {missing}")
+    assert not faults, "\n".join(faults[:40])
