@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -331,12 +332,14 @@ SCREEN_FAULTS = """() => {
     const faults = [];
     const players = [];
     const band = document.querySelector('#rows .cut-band');
-    if (band && !onScreen(band.getBoundingClientRect())) faults.push('the cut band is off the screen');
+    if (band && !onScreen(band.getBoundingClientRect()))
+        faults.push('the cut band is off the screen');
     for (const row of document.querySelectorAll('#rows .hall-row')) {
         const who = `position ${row.dataset.position}`;
         players.push(row.dataset.player);
         const box = row.getBoundingClientRect();
-        if (!onScreen(box)) faults.push(`${who}: the row (${box.top}..${box.bottom}) is off the screen`);
+        if (!onScreen(box))
+            faults.push(`${who}: the row (${box.top}..${box.bottom}) is off the screen`);
         const name = row.querySelector('.name-text');
         const em = parseFloat(getComputedStyle(name).fontSize);
         const visible = Math.min(name.getBoundingClientRect().right,
@@ -445,3 +448,43 @@ def test_every_row_is_on_every_screen_and_paging_shows_every_player_once(
             missing = sorted(set(order) - set(paged), key=order.index)
             faults.append(f"{width}x{height}: paging shows {len(paged)} rows, misses {missing}")
     assert not faults, "\n".join(faults[:40])
+
+
+def ariari_points(exact: str) -> str:
+    """Whole points, rounded down as rule SC-5 rounds, with thousands separators."""
+    return f"{math.floor(Fraction(exact)):,}"
+
+
+def test_an_ariari_event_shows_points_and_no_groups_or_planned_hands(
+    page: Any, screens: Screens
+) -> None:
+    standings = standings_of(screens.base_url, screens.ariari)
+    open_screen(page, f"{screens.base_url}/hall/{screens.ariari}?page=1")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tables .table-cell').length === 2", polling=100
+    )
+    shown = page.eval_on_selector_all(
+        "#rows .hall-row",
+        "rows => rows.map(r => [r.dataset.player, r.querySelector('.col-total').textContent,"
+        " r.querySelector('.col-distance').textContent])",
+    )
+    expected = [
+        [
+            row["player"],
+            ariari_points(row["total"]),
+            ("+" if row["above_cut"] else "−") + ariari_points(row["distance"]),
+        ]
+        for row in standings
+    ]
+    assert shown == expected
+    assert any("," in total for _, total, _ in shown)  # the example's totals are thousands
+    line, after = standings[3], standings[4]  # 4 advance
+    assert page.text_content("#cut-info .cut-line") == (
+        f"line {ariari_points(line['total'])} · next {ariari_points(after['total'])}"
+    )
+    # An Ari Ari game has no planned number of hands (rules AA-12 to AA-14), and its format
+    # plays round 1 in one group: the clock names the game alone.
+    assert page.text_content("#session-note") == "Game 2"
+    hands = page.eval_on_selector_all("#tables .t-hands", "hs => hs.map(h => h.textContent)")
+    assert hands == ["3 hands", "5 hands"]
+    assert ".00" not in page.text_content("#hall")
