@@ -30,6 +30,10 @@ const DEFAULT_ROW_U = 50; // the height a row gets by default: 16 rows on a 16:9
 const ROW_FONT = 0.6; // of the row's height
 const BAND_ROWS = 1.3 + 2 * 0.08; // the cut band and its margins, in rows (hall.css)
 const NAME_MIN_EM = 8; // the name column keeps at least 8 characters of the row's font
+// Table numbers readable from 10 m: digits 4.4% of the screen's height (README)
+const TABLE_NUMBER_MIN = 0.06; // the number's font, of the screen's short side
+const NUMBER_OF_CELL = { full: 0.6, compact: 0.72 }; // hall.css: .t-num, of its cell's height
+const DIGIT_EM = 0.72; // the width of a bold digit, generously
 const NAMES_RETRY_MS = 30000;
 
 const el = {
@@ -47,6 +51,7 @@ const el = {
   sessionNote: document.getElementById("session-note"),
   cut: document.getElementById("cut-info"),
   tables: document.getElementById("tables"),
+  tablesLabel: document.getElementById("tables-label"),
   tableCounts: document.getElementById("table-counts"),
 };
 
@@ -55,6 +60,7 @@ let namesFetchedAt = 0;
 let previousRanks = null; // {round, ranks: Map(player -> rank)} of the last standings state
 const arrows = new Map(); // player -> {up, at}: rank changes still fading
 let rotation = 0; // index into the pages of the rotation
+let tableRotation = 0; // index into the grids of tables, when they do not fit on one
 let rowsPerPage = ROWS_ASKED ?? 16; // set by layout()
 let rowHeight = 0; // px, set by layout()
 let tickingCells = []; // [{node, row}]: table cells that count down a deadline of their own
@@ -389,7 +395,7 @@ function renderCutInfo(cut, byId) {
     parts.push(node("div", "cut-tie-head", tieSummary(tie, byId)));
     const marks = tieMarks(tie);
     const list = node("ol", "cut-tie-list");
-    const SHOWN = 4;
+    const SHOWN = 3; // more would take the room the tables need
     for (const player of tie.players.slice(0, SHOWN).map(String)) {
       const item = node("li");
       item.append(node("span", "name-text", nameOf(player)));
@@ -526,12 +532,20 @@ function cellClock(row, now) {
 function renderTables() {
   const state = feed.states.get("clocks");
   if (!state) return;
-  const rows = Object.values(state.tables ?? {}).sort((a, b) => a.table - b.table);
-  const compact = layoutTables(rows.length);
+  const all = Object.values(state.tables ?? {}).sort((a, b) => a.table - b.table);
+  const { compact, perPage } = layoutTables(all.length, all.at(-1)?.table ?? 1);
+  const pages = Math.max(1, Math.ceil(all.length / perPage));
+  const first = (tableRotation % pages) * perPage;
+  const rows = all.slice(first, first + perPage);
+  el.tablesLabel.textContent = pages > 1
+    ? `Tables ${rows[0].table}–${rows.at(-1).table}`
+    : "Tables";
+  el.tables.dataset.page = String((tableRotation % pages) + 1);
+  el.tables.dataset.pages = String(pages);
   const counts = new Map();
+  for (const row of all) counts.set(row.phase, (counts.get(row.phase) ?? 0) + 1);
   tickingCells = [];
   const cells = rows.map((row) => {
-    counts.set(row.phase, (counts.get(row.phase) ?? 0) + 1);
     const cell = node("div", `table-cell phase-${row.phase}`);
     cell.dataset.table = String(row.table);
     cell.title = `Table ${row.table}: ${PHASE_WORDS[row.phase] ?? row.phase}`;
@@ -556,28 +570,47 @@ function renderTables() {
     .join(" · ");
 }
 
-// The grid's columns give the biggest cells that fit the space left in the side column
-// (no taller than wide); small cells drop the hands and the phase word (the colour and the
-// counts above still say it).
-function layoutTables(count) {
+// A table's number is read from across the hall: it is 60% of its cell's height (72% in a
+// compact cell, hall.css), and no cell is smaller than makes it TABLE_NUMBER_MIN of the
+// screen's short side (README, "The hall display"). The grid's columns give the biggest
+// cells that fit the space left in the side column (no taller than wide, nor than the widest
+// number allows); when not all tables fit at the smallest size, they come a grid at a time,
+// with the rotation. Compact cells (too small for the number at 60%, or for more lines) drop
+// the hands and the phase word: the colour and the counts above still say it.
+function layoutTables(count, widestNumber) {
+  const u = designPixel();
   const width = el.tables.clientWidth;
   const height = el.tables.clientHeight;
-  const gap = 8 * designPixel();
-  let best = { columns: 1, cellWidth: 0, cellHeight: 0, score: -1 };
+  const gap = 8 * u;
+  const numberMin = TABLE_NUMBER_MIN * Math.min(innerWidth, innerHeight);
+  const smallest = numberMin / NUMBER_OF_CELL.compact;
+  // the number's digits and the cell's borders, for a cell `h` high (the bigger share)
+  const needsWidth = (h) => String(widestNumber).length * DIGIT_EM * NUMBER_OF_CELL.compact * h + 8 * u;
+  const narrowest = needsWidth(smallest);
+  let best = null;
   for (let columns = 1; columns <= Math.max(1, count); columns += 1) {
     const lines = Math.ceil(count / columns);
     const cellWidth = (width - gap * (columns - 1)) / columns;
-    const cellHeight = Math.min(cellWidth, (height - gap * (lines - 1)) / lines);
+    let cellHeight = Math.min(cellWidth, 160 * u, (height - gap * (lines - 1)) / lines);
+    cellHeight = Math.min(cellHeight, cellHeight * (cellWidth / needsWidth(cellHeight)));
     const score = Math.min(cellWidth, cellHeight * 1.6);
-    if (score > best.score) best = { columns, cellWidth, cellHeight, score };
+    if (cellHeight >= smallest && (!best || score > best.score)) {
+      best = { columns, cellHeight, cellWidth, score, perPage: count };
+    }
   }
-  const u = designPixel();
-  const cell = Math.max(16, Math.floor(Math.min(best.cellHeight, 160 * u)));
+  if (!best) {
+    const columns = Math.max(1, Math.floor((width + gap) / (narrowest + gap)));
+    const lines = Math.max(1, Math.floor((height + gap) / (smallest + gap)));
+    const cellWidth = (width - gap * (columns - 1)) / columns;
+    const cellHeight = Math.max(smallest, Math.min(cellWidth, (height - gap * (lines - 1)) / lines));
+    best = { columns, cellHeight, cellWidth, perPage: columns * lines };
+  }
+  const cell = Math.floor(best.cellHeight);
   el.tables.style.gridTemplateColumns = `repeat(${best.columns}, minmax(0, 1fr))`;
   el.tables.style.setProperty("--cell", `${cell}px`);
-  const compact = cell < 84 * u || best.cellWidth < 96 * u;
+  const compact = cell * NUMBER_OF_CELL.full < numberMin || cell < 110 * u || best.cellWidth < 100 * u;
   el.tables.classList.toggle("compact", compact);
-  return compact;
+  return { compact, perPage: best.perPage };
 }
 
 // -- layout, rotation, full screen -----------------------------------------------------------
@@ -646,6 +679,8 @@ new ResizeObserver(() => {
 }).observe(el.tables);
 
 setInterval(() => {
+  tableRotation += 1; // the tables turn their grids even when the standings stay on a page
+  if (el.tables.dataset.pages !== "1") renderTables();
   if (PINNED !== null) return;
   rotation += 1;
   renderStandings();

@@ -368,12 +368,15 @@ SCREEN_FAULTS = """() => {
 
 @dataclass(frozen=True)
 class Screens:
-    """A server with two tournaments: round 1 of a 64-player event whose players have long
-    names in many scripts, and the Ari Ari example with game 2 of round 1 under way."""
+    """A server with three tournaments: round 1 of a 64-player event whose players have long
+    names in many scripts, round 1 of a 256-player event (64 tables), and the Ari Ari example
+    with game 2 of round 1 under way."""
 
     base_url: str
     long_names: int  # tournament ids
+    many_tables: int
     ariari: int
+    tables: dict[str, list[int]]  # the tables of round 1, by the field's name for the event
 
 
 @pytest.fixture(scope="module")
@@ -395,8 +398,12 @@ def screens(browser: object, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     round_one_open = example[: next(i for i, t in enumerate(example) if '"round_end"' in t)]
     (folder / "ariari").mkdir()
     ariari = import_log(url, round_one_open, folder / "ariari")
+    big = RoundOne.generate(players=256, seed=13, format={"preset": "wsom2008"})
+    (folder / "big").mkdir()
+    many_tables = import_log(url, big.setup_lines, folder / "big")
     with Server(url, free_port(), folder / "server.log") as server:
-        yield Screens(server.base_url, long_names, ariari)
+        tables = {"long_names": round_one.tables, "many_tables": big.tables}
+        yield Screens(server.base_url, long_names, many_tables, ariari, tables)
 
 
 def standings_of(base_url: str, tournament_id: int) -> list[dict[str, Any]]:
@@ -488,3 +495,68 @@ def test_an_ariari_event_shows_points_and_no_groups_or_planned_hands(
     hands = page.eval_on_selector_all("#tables .t-hands", "hs => hs.map(h => h.textContent)")
     assert hands == ["3 hands", "5 hands"]
     assert ".00" not in page.text_content("#hall")
+
+
+# Every table cell of the grid on the screen now: on the screen, its number drawn inside it
+# and the number's font as big as the README says (readable from 10 m).
+TABLE_FAULTS = """() => {
+    const slack = 0.5;
+    const faults = [];
+    const short = Math.min(innerWidth, innerHeight);
+    const tables = [];
+    for (const cell of document.querySelectorAll('#tables .table-cell')) {
+        tables.push(Number(cell.dataset.table));
+        const box = cell.getBoundingClientRect();
+        const number = cell.querySelector('.t-num');
+        // across: the digits as drawn; down: the line they sit on (digits have no descent)
+        const range = document.createRange();
+        range.selectNodeContents(number);
+        const across = range.getBoundingClientRect();
+        const down = number.getBoundingClientRect();
+        const drawn = {left: across.left, right: across.right, top: down.top, bottom: down.bottom};
+        const font = parseFloat(getComputedStyle(number).fontSize);
+        const what = `table ${cell.dataset.table}`;
+        if (box.top < -slack || box.left < -slack || box.bottom > innerHeight + slack
+            || box.right > innerWidth + slack) faults.push(`${what} is off the screen`);
+        if (drawn.left < box.left - slack || drawn.right > box.right + slack
+            || drawn.top < box.top - slack || drawn.bottom > box.bottom + slack)
+            faults.push(`${what}: its number is cut by the cell`);
+        if (font < 0.058 * short)
+            faults.push(`${what}: its number is ${font.toFixed(1)} px, under 5.8% of ${short}`);
+    }
+    const grid = document.getElementById('tables');
+    return {faults, tables, page: grid.dataset.page, pages: Number(grid.dataset.pages)};
+}"""
+
+
+@pytest.mark.parametrize("event", ["long_names", "many_tables"])
+def test_table_numbers_are_readable_from_afar_and_every_table_is_shown(
+    page: Any, screens: Screens, event: str
+) -> None:
+    tournament_id = getattr(screens, event)
+    expected = screens.tables[event]
+    page.clock.install()
+    open_screen(page, f"{screens.base_url}/hall/{tournament_id}?interval={ROTATION_MS // 1000}")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tables .table-cell').length > 0", polling=50
+    )
+    faults: list[str] = []
+    for width, height in SCREEN_SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_function(
+            "([w, h]) => window.hallDisplay.laidOut?.width === w"
+            " && window.hallDisplay.laidOut?.height === h",
+            arg=[width, height],
+            polling=50,
+        )
+        seen = page.evaluate(TABLE_FAULTS)
+        grids: dict[str, list[int]] = {}
+        for _ in range(seen["pages"]):
+            faults += [f"{width}x{height}, grid {seen['page']}: {f}" for f in seen["faults"]]
+            grids[seen["page"]] = seen["tables"]
+            page.clock.run_for(ROTATION_MS)
+            seen = page.evaluate(TABLE_FAULTS)
+        shown = [t for number in range(1, seen["pages"] + 1) for t in grids.get(str(number), [])]
+        if shown != expected:
+            faults.append(f"{width}x{height}: the grids show tables {shown}")
+    assert not faults, "\n".join(faults[:40])
