@@ -5,6 +5,12 @@ the line, the stale badge and the reconnect, the full-screen button, and the cro
 The tests share one round 1 (the module's `hall`) and run in order: each enters hands at
 tables the ones before left alone. With SCOREBOARD_SCREENSHOTS set, the last one writes
 docs/screens/hall.png (the cut page) and docs/screens/hall-page-1.png.
+
+Then the screens venues have (issue 13), on a server of their own: every row on the screen
+with its name readable at six sizes and five numbers of rows, paging that skips no one, table
+numbers readable from afar, an Ari Ari event in points. With SCOREBOARD_SCREENSHOTS set they
+write docs/screens/hall-1280x720.png, hall-portrait.png (long names in many scripts) and
+hall-ariari.png.
 """
 
 from __future__ import annotations
@@ -299,6 +305,7 @@ def tie_the_line(judges: Tablets) -> list[str]:
 # Landscape screens from a small projector to 4K, and a screen turned on its side.
 SCREEN_SIZES = [(1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160), (1080, 1920)]
 ROTATION_MS = 2_000  # the shortest interval the page takes
+SCREENSHOT_SIZES = {(1280, 720): "hall-1280x720.png", (1080, 1920): "hall-portrait.png"}
 
 # Long names in the scripts a WSOM field writes them in: every page shows several of them.
 LONG_NAMES = [
@@ -495,6 +502,8 @@ def test_an_ariari_event_shows_points_and_no_groups_or_planned_hands(
     hands = page.eval_on_selector_all("#tables .t-hands", "hs => hs.map(h => h.textContent)")
     assert hands == ["3 hands", "5 hands"]
     assert ".00" not in page.text_content("#hall")
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        page.screenshot(path=str(SCREENS / "hall-ariari.png"))
 
 
 # Every table cell of the grid on the screen now: on the screen, its number drawn inside it
@@ -560,3 +569,12 @@ def test_table_numbers_are_readable_from_afar_and_every_table_is_shown(
         if shown != expected:
             faults.append(f"{width}x{height}: the grids show tables {shown}")
     assert not faults, "\n".join(faults[:40])
+
+
+def test_screenshots_of_the_screens_venues_have(page: Any, screens: Screens) -> None:
+    if not os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        pytest.skip("writes docs/screens only with SCOREBOARD_SCREENSHOTS set")
+    for (width, height), name in SCREENSHOT_SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?page=cut")
+        page.screenshot(path=str(SCREENS / name))
