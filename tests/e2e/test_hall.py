@@ -430,6 +430,17 @@ def open_screen(page: Any, url: str) -> None:
     )
 
 
+def resize(page: Any, width: int, height: int) -> None:
+    """The screen the page is on is now width x height: until the page has laid itself out."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function(
+        "([w, h]) => window.hallDisplay.laidOut?.width === w"
+        " && window.hallDisplay.laidOut?.height === h",
+        arg=[width, height],
+        polling=50,
+    )
+
+
 @pytest.mark.parametrize("rows", [None, 8, 16, 24, 30], ids=lambda r: f"rows={r or 'default'}")
 def test_every_row_is_on_every_screen_and_paging_shows_every_player_once(
     page: Any, screens: Screens, rows: int | None
@@ -440,13 +451,7 @@ def test_every_row_is_on_every_screen_and_paging_shows_every_player_once(
     open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?{query}")
     faults: list[str] = []
     for width, height in SCREEN_SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_function(
-            "([w, h]) => window.hallDisplay.laidOut?.width === w"
-            " && window.hallDisplay.laidOut?.height === h",
-            arg=[width, height],
-            polling=50,
-        )
+        resize(page, width, height)
         shown: dict[str, list[str]] = {}
         seen = page.evaluate(SCREEN_FAULTS)
         for _ in range(seen["pages"] + 1):  # every numbered page and the cut page
@@ -551,13 +556,7 @@ def test_table_numbers_are_readable_from_afar_and_every_table_is_shown(
     )
     faults: list[str] = []
     for width, height in SCREEN_SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_function(
-            "([w, h]) => window.hallDisplay.laidOut?.width === w"
-            " && window.hallDisplay.laidOut?.height === h",
-            arg=[width, height],
-            polling=50,
-        )
+        resize(page, width, height)
         seen = page.evaluate(TABLE_FAULTS)
         grids: dict[str, list[int]] = {}
         for _ in range(seen["pages"]):
