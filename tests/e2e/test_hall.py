@@ -337,16 +337,17 @@ SCREEN_FAULTS = """() => {
         return range.getBoundingClientRect();
     };
     const faults = [];
-    const players = [];
+    const players = [];  // those whose row shows: on the screen and not clipped by the page
+    const clip = document.getElementById('rows').getBoundingClientRect();
+    const inside = (b) => b.top >= clip.top - slack && b.bottom <= clip.bottom + slack;
     const band = document.querySelector('#rows .cut-band');
     if (band && !onScreen(band.getBoundingClientRect()))
         faults.push('the cut band is off the screen');
     for (const row of document.querySelectorAll('#rows .hall-row')) {
         const who = `position ${row.dataset.position}`;
-        players.push(row.dataset.player);
         const box = row.getBoundingClientRect();
-        if (!onScreen(box))
-            faults.push(`${who}: the row (${box.top}..${box.bottom}) is off the screen`);
+        if (onScreen(box) && inside(box)) players.push(row.dataset.player);
+        else faults.push(`${who}: the row (${box.top}..${box.bottom}) is off the screen`);
         const name = row.querySelector('.name-text');
         const em = parseFloat(getComputedStyle(name).fontSize);
         const visible = Math.min(name.getBoundingClientRect().right,
@@ -376,8 +377,9 @@ SCREEN_FAULTS = """() => {
 @dataclass(frozen=True)
 class Screens:
     """A server with three tournaments: round 1 of a 64-player event whose players have long
-    names in many scripts, round 1 of a 256-player event (64 tables), and the Ari Ari example
-    with game 2 of round 1 under way."""
+    names in many scripts, its first two halves played (ranks and totals of every width),
+    round 1 of a 256-player event (64 tables), and the Ari Ari example with game 2 of round 1
+    under way."""
 
     base_url: str
     long_names: int  # tournament ids
@@ -399,6 +401,9 @@ def screens(browser: object, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         if line["type"] == "player":
             line["name"] = f"{LONG_NAMES[number % len(LONG_NAMES)]} {number}"
         renamed.append(json.dumps(line, ensure_ascii=False))
+    for hands in round_one.hands.values():  # no schedule: no clock, no deals (rule CL-3a)
+        played = [{"type": "hand", **hand} for hand in hands if hand["segment"] <= 2]
+        renamed += [json.dumps(hand) for hand in played]
     (folder / "long").mkdir()
     long_names = import_log(url, renamed, folder / "long")
     example = (EXAMPLES / "ariari.jsonl").read_text(encoding="utf-8").splitlines()
