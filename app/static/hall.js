@@ -572,7 +572,7 @@ function renderTables() {
 
 // A table's number is read from across the hall: it is 60% of its cell's height (72% in a
 // compact cell, hall.css), and no cell is smaller than makes it TABLE_NUMBER_MIN of the
-// screen's short side (README, "The hall display"). The grid's columns give the biggest
+// screen's short side (README, "The hall display"). The grid's columns give the tallest
 // cells that fit the space left in the side column (no taller than wide, nor than the widest
 // number allows); when not all tables fit at the smallest size, they come a grid at a time,
 // with the rotation. Compact cells (too small for the number at 60%, or for more lines) drop
@@ -593,10 +593,10 @@ function layoutTables(count, widestNumber) {
     const cellWidth = (width - gap * (columns - 1)) / columns;
     let cellHeight = Math.min(cellWidth, 160 * u, (height - gap * (lines - 1)) / lines);
     cellHeight = Math.min(cellHeight, cellHeight * (cellWidth / needsWidth(cellHeight)));
-    const score = Math.min(cellWidth, cellHeight * 1.6);
-    if (cellHeight >= smallest && (!best || score > best.score)) {
-      best = { columns, cellHeight, cellWidth, score, perPage: count };
-    }
+    // the tallest cells have the biggest numbers; between equals, the wider
+    const better = !best || cellHeight > best.cellHeight + 0.5
+      || (cellHeight > best.cellHeight - 0.5 && cellWidth > best.cellWidth);
+    if (cellHeight >= smallest && better) best = { columns, cellHeight, cellWidth, perPage: count };
   }
   if (!best) {
     const columns = Math.max(1, Math.floor((width + gap) / (narrowest + gap)));
