@@ -400,7 +400,8 @@ function renderCutInfo(cut, byId) {
       const item = node("li");
       item.append(node("span", "name-text", nameOf(player)));
       const hands = tie.hands[player] ?? [];
-      item.append(node("span", "tie-hands num", hands.length ? hands.join(" ") : "no wins"));
+      const values = hands.map((value) => figure(String(value), String(value))); // Ari Ari: points
+      item.append(node("span", "tie-hands num", values.length ? values.join(" ") : "no wins"));
       const mark = marks.get(player);
       if (mark) item.append(node("span", `tie-tag ${mark.kind}`, mark.text));
       list.append(item);
