@@ -582,3 +582,32 @@ def test_screenshots_of_the_screens_venues_have(page: Any, screens: Screens) -> 
         page.set_viewport_size({"width": width, "height": height})
         open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?page=cut")
         page.screenshot(path=str(SCREENS / name))
+
+
+def test_names_in_japanese_chinese_and_korean_are_drawn_in_a_cjk_font(
+    page: Any, screens: Screens
+) -> None:
+    # Chromium says which fonts drew a node's text (CSS.getPlatformFontsForNode): without a
+    # CJK font, these names would be drawn as empty boxes in whatever font came last.
+    open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?rows=64")
+    session = page.context.new_cdp_session(page)
+    session.send("DOM.enable")
+    session.send("CSS.enable")
+    root = session.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    names = session.send("DOM.querySelectorAll", {"nodeId": root, "selector": "#rows .name-text"})
+    drawn_in: dict[str, set[str]] = {}
+    for node_id in names["nodeIds"]:
+        text = session.send("DOM.getOuterHTML", {"nodeId": node_id})["outerHTML"]
+        script = next((s for s in ("長谷川", "欧阳", "남궁") if s in text), None)
+        if script is None:
+            continue
+        child = session.send("DOM.describeNode", {"nodeId": node_id, "depth": 1})
+        text_node = child["node"]["children"][0]["backendNodeId"]
+        pushed = session.send(
+            "DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [text_node]}
+        )
+        fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": pushed["nodeIds"][0]})
+        drawn_in.setdefault(script, set()).update(f["familyName"] for f in fonts["fonts"])
+    assert set(drawn_in) == {"長谷川", "欧阳", "남궁"}, drawn_in
+    for script, families in drawn_in.items():
+        assert any("CJK" in family for family in families), (script, families)
