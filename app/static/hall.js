@@ -1,8 +1,12 @@
 // The hall display (issue 6): standings paged by screen with the cut line, the session clock
 // and every table's state, readable from across the hall and left running for hours.
 //
-// URL parameters: rows (per page), interval (seconds per page), page (a number or "cut" pins
-// one page), arrows (seconds a rank-change arrow takes to fade).
+// URL parameters: rows (per page; by default as many as fit the screen), interval (seconds
+// per page), page (a number or "cut" pins one page), arrows (seconds a rank-change arrow
+// takes to fade).
+// The screen decides the sizes (issue 13): a page's rows share the height left, whatever
+// their number, so no row is ever below the screen and page n+1 starts where page n ended;
+// the row's font shrinks further only to keep the name column readable.
 // Everything is redrawn from the feed's states: a page replaces its rows, never appends, so
 // the document stays the same size however long it runs. LiveFeed reconnects and resumes.
 // Player names are data: they only ever reach the page through textContent.
@@ -12,17 +16,30 @@ import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
 const segmentKinds = JSON.parse(root.dataset.segmentKinds || "{}");
+const groupedRounds = new Set(JSON.parse(root.dataset.groupedRounds || "[]"));
+const ARIARI = root.dataset.ruleset === "ariari";
 
 const params = new URLSearchParams(location.search);
-const ROWS = intParam("rows", 16, 5, 200);
+const ROWS_ASKED = params.has("rows") ? intParam("rows", 16, 5, 200) : null;
 const INTERVAL_MS = intParam("interval", 10, 2, 3600) * 1000;
 const ARROW_MS = intParam("arrows", 90, 5, 3600) * 1000;
 const PINNED = pinnedPage(params.get("page"));
-const MIN_ROW_PX = 40; // readable from 10 m on a 1080p screen
+// One pixel of the 1920x1080 design (hall.css, --u); a screen on its side is 1080 wide.
+const DESIGN = { landscape: [1920, 1080], portrait: [1080, 1920] };
+const DEFAULT_ROW_U = 50; // the height a row gets by default: 16 rows on a 16:9 screen
+const ROW_FONT = 0.6; // of the row's height
+const BAND_ROWS = 1.3 + 2 * 0.08; // the cut band and its margins, in rows (hall.css)
+const NAME_MIN_EM = 8; // the name column keeps at least 8 characters of the row's font
+// Table numbers readable from 10 m: digits 4.4% of the screen's height (README)
+const TABLE_NUMBER_MIN = 0.06; // the number's font, of the screen's short side
+const NUMBER_OF_CELL = { full: 0.6, compact: 0.72 }; // hall.css: .t-num, of its cell's height
+const DIGIT_EM = 0.72; // the width of a bold digit, generously
 const NAMES_RETRY_MS = 30000;
 
 const el = {
   rows: document.getElementById("rows"),
+  standings: document.querySelector(".hall-standings"),
+  nameHeader: document.querySelector(".hall-columns .col-name"),
   pager: document.getElementById("pager"),
   round: document.getElementById("round-label"),
   badge: document.getElementById("badge"),
@@ -34,6 +51,7 @@ const el = {
   sessionNote: document.getElementById("session-note"),
   cut: document.getElementById("cut-info"),
   tables: document.getElementById("tables"),
+  tablesLabel: document.getElementById("tables-label"),
   tableCounts: document.getElementById("table-counts"),
 };
 
@@ -42,6 +60,9 @@ let namesFetchedAt = 0;
 let previousRanks = null; // {round, ranks: Map(player -> rank)} of the last standings state
 const arrows = new Map(); // player -> {up, at}: rank changes still fading
 let rotation = 0; // index into the pages of the rotation
+let tableRotation = 0; // index into the grids of tables, when they do not fit on one
+let rowsPerPage = ROWS_ASKED ?? 16; // set by layout()
+let rowHeight = 0; // px, set by layout()
 let tickingCells = []; // [{node, row}]: table cells that count down a deadline of their own
 
 const PHASE_WORDS = {
@@ -124,6 +145,23 @@ function plural(count, word) {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
+// A score as the hall shows it. WSOM: the server's 2 decimals (rule SC-5). Ari Ari: points,
+// whole (rounded down like SC-5) and with thousands separators, from the exact value.
+function figure(exactValue, shownValue) {
+  if (!ARIARI || exactValue === null || exactValue === undefined) return shownValue;
+  const [top, bottom = "1"] = String(exactValue).split("/");
+  const numerator = BigInt(top);
+  const denominator = BigInt(bottom);
+  let points = numerator / denominator; // BigInt division truncates towards zero
+  if (numerator % denominator !== 0n && numerator < 0n) points -= 1n;
+  const sign = points < 0n ? "-" : "";
+  const digits = (points < 0n ? -points : points).toString();
+  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+const totalOf = (row) => figure(row.total, row.shown);
+const distanceOf = (row) => figure(row.distance, row.distance_shown);
+
 // -- names -----------------------------------------------------------------------------------
 
 async function loadNames() {
@@ -189,7 +227,7 @@ function cutOf(state, count) {
 }
 
 function pagesOf(count, cut) {
-  const numbered = Math.max(1, Math.ceil(count / ROWS));
+  const numbered = Math.max(1, Math.ceil(count / rowsPerPage));
   const pages = Array.from({ length: numbered }, (_, i) => i + 1);
   if (cut) pages.push("cut"); // the rotation always comes back to the line
   return { numbered, pages };
@@ -205,12 +243,12 @@ function currentPage(numbered, pages, cut) {
 function rangeOf(page, count, cut) {
   let first;
   if (page === "cut") {
-    first = cut.advance - Math.floor(ROWS / 2) + 1;
-    first = Math.max(1, Math.min(first, count - ROWS + 1));
+    first = cut.advance - Math.floor(rowsPerPage / 2) + 1;
+    first = Math.max(1, Math.min(first, count - rowsPerPage + 1));
   } else {
-    first = (page - 1) * ROWS + 1;
+    first = (page - 1) * rowsPerPage + 1;
   }
-  return [first, Math.min(count, first + ROWS - 1)];
+  return [first, Math.min(count, first + rowsPerPage - 1)];
 }
 
 function renderStandings() {
@@ -225,10 +263,11 @@ function renderStandings() {
   el.round.textContent = `Round ${state.round}${state.ended ? " · ended" : ""}`;
   el.pager.textContent = page === "cut" ? `cut line · ${numbered} pages` : `page ${page}/${numbered}`;
   el.pager.dataset.page = String(page);
+  el.pager.dataset.pages = String(numbered);
 
   const byId = new Map(rows.map((row) => [row.id, row]));
   const tie = tieMarks(cut?.tie);
-  const made = [];
+  const made = [sizerRow(rows)];
   for (let index = first - 1; index < last; index += 1) {
     const row = rows[index];
     // rule ST-2: equal totals share a rank
@@ -241,7 +280,25 @@ function renderStandings() {
     if (cut && row.position === cut.advance) made.push(cutBand(cut, byId));
   }
   el.rows.replaceChildren(...made);
+  fitRowFont();
   renderCutInfo(cut, byId);
+}
+
+// An invisible row with the widest rank, country and figures of the whole standings: the
+// grid's columns fit them on every page, so they neither overlap nor move between pages.
+function sizerRow(rows) {
+  const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), "");
+  const sizer = node("div", "hall-sizer");
+  sizer.setAttribute("aria-hidden", "true");
+  sizer.append(
+    node("span", "col-arrow", "▲"),
+    node("span", "col-rank num", `=${longest(rows.map((row) => String(row.rank)))}`),
+    node("span", "col-name"),
+    node("span", "col-country", longest(rows.map((row) => names.get(row.id)?.country ?? ""))),
+    node("span", "col-total num", longest(rows.map(totalOf))),
+    node("span", "col-distance num", `+${longest(rows.map((row) => distanceOf(row) ?? ""))}`),
+  );
+  return sizer;
 }
 
 function standingRow(row, shared, tie) {
@@ -268,12 +325,13 @@ function standingRow(row, shared, tie) {
   if (mark) name.append(node("span", `tie-tag ${mark.kind}`, mark.text));
 
   const country = node("span", "col-country", names.get(row.id)?.country ?? "");
-  const total = node("span", "col-total num", row.shown);
+  const total = node("span", "col-total num", totalOf(row));
   const distance = node("span", "col-distance num");
   if (row.distance_shown !== null && row.distance_shown !== undefined) {
     // above: the margin over the first player below; below: what is missing to the line
-    const sign = row.distance_shown === "0.00" ? "" : row.above_cut ? "+" : "−";
-    distance.textContent = `${sign}${row.distance_shown}`;
+    const shown = distanceOf(row);
+    const sign = /^[0.,]+$/.test(shown) ? "" : row.above_cut ? "+" : "−";
+    distance.textContent = `${sign}${shown}`;
     distance.classList.add(row.above_cut ? "above" : "below");
   }
   line.append(arrow, rank, name, country, total, distance);
@@ -300,9 +358,10 @@ function tieMarks(tie) {
 }
 
 function tieSummary(tie, byId) {
-  const level = tie.players.length;
-  const shownTotal = byId.get(String(tie.players[0]))?.shown ?? tie.total;
-  const parts = [`Tie at ${shownTotal}: ${level} level for ${plural(tie.places, "place")}`];
+  const count = tie.players.length;
+  const level = byId.get(String(tie.players[0]));
+  const shownTotal = level ? totalOf(level) : figure(tie.total, tie.total);
+  const parts = [`Tie at ${shownTotal}: ${count} level for ${plural(tie.places, "place")}`];
   if (tie.advance_by_hands.length) parts.push(`${tie.advance_by_hands.length} through on hands`);
   if (tie.draw_among.length) {
     parts.push(
@@ -330,18 +389,19 @@ function renderCutInfo(cut, byId) {
   const parts = [node("div", "cut-title", `Top ${cut.advance} advance`)];
   const line = byId ? [...byId.values()].find((row) => row.position === cut.advance) : null;
   const next = byId ? [...byId.values()].find((row) => row.position === cut.advance + 1) : null;
-  if (line && next) parts.push(node("div", "cut-line", `line ${line.shown} · next ${next.shown}`));
+  if (line && next) parts.push(node("div", "cut-line", `line ${totalOf(line)} · next ${totalOf(next)}`));
   const tie = cut.tie;
   if (tie) {
     parts.push(node("div", "cut-tie-head", tieSummary(tie, byId)));
     const marks = tieMarks(tie);
     const list = node("ol", "cut-tie-list");
-    const SHOWN = 4;
+    const SHOWN = 3; // more would take the room the tables need
     for (const player of tie.players.slice(0, SHOWN).map(String)) {
       const item = node("li");
       item.append(node("span", "name-text", nameOf(player)));
       const hands = tie.hands[player] ?? [];
-      item.append(node("span", "tie-hands num", hands.length ? hands.join(" ") : "no wins"));
+      const values = hands.map((value) => figure(String(value), String(value))); // Ari Ari: points
+      item.append(node("span", "tie-hands num", values.length ? values.join(" ") : "no wins"));
       const mark = marks.get(player);
       if (mark) item.append(node("span", `tie-tag ${mark.kind}`, mark.text));
       list.append(item);
@@ -354,14 +414,32 @@ function renderCutInfo(cut, byId) {
 
 // -- clocks ----------------------------------------------------------------------------------
 
-// "Half 1 · group A": the segment the given tables play (the group only if they share it).
+// "Half 1 · group A": the segment the given tables play (the group only in a round played
+// in groups, rule FM-2, and only if they share it).
 function segmentName(rows) {
   const row = rows[0];
   if (!row) return "";
-  const kind = segmentKinds[String(row.round)] ?? "segment";
+  const kind = segmentKindOf(row);
   const groups = new Set(rows.map((r) => r.group));
-  const group = groups.size === 1 && row.group ? ` · group ${row.group}` : "";
+  const grouped = groupedRounds.has(row.round) && groups.size === 1 && row.group;
+  const group = grouped ? ` · group ${row.group}` : "";
   return `${kind[0].toUpperCase()}${kind.slice(1)} ${row.segment}${group}`;
+}
+
+function segmentKindOf(row) {
+  return segmentKinds[String(row.round)] ?? "segment";
+}
+
+// What the tables have played. A half or a quarter has its hands planned (rule FM-2); an
+// Ari Ari game has none (it ends by rules AA-12 to AA-14), so it counts the hands played.
+function handsPlayed(rows) {
+  const done = rows.reduce((n, r) => n + r.hands_completed, 0);
+  if (rows.some((r) => segmentKindOf(r) === "game")) return rows.length === 1 ? plural(done, "hand") : "";
+  return `${done}/${rows.reduce((n, r) => n + r.planned_hands, 0)} hands`;
+}
+
+function joined(...parts) {
+  return parts.filter(Boolean).join(" · ");
 }
 
 // The session clock: the deadline most tables share, counted down from the server's time
@@ -369,7 +447,7 @@ function segmentName(rows) {
 function sessionClock(tables, now) {
   const rows = Object.values(tables);
   if (!rows.length) return { label: "Session", time: "–", note: "", kind: "idle" };
-  const hands = `${rows.reduce((n, r) => n + r.hands_completed, 0)}/${rows.reduce((n, r) => n + r.planned_hands, 0)} hands`;
+  const hands = handsPlayed(rows);
   const breaks = rows.filter((r) => r.phase === "break" && r.break_ends);
   if (breaks.length * 2 > rows.length) {
     const ends = mostCommon(breaks.map((r) => r.break_ends));
@@ -379,14 +457,14 @@ function sessionClock(tables, now) {
   const timed = rows.filter((r) => r.deadline && !r.play_all);
   if (!timed.length) {
     const done = rows.every((r) => r.phase === "finished");
-    return { label: "Session", time: done ? "Finished" : "No limit", note: `${segmentName(rows)} · ${hands}`, kind: done ? "finished" : "untimed" };
+    return { label: "Session", time: done ? "Finished" : "No limit", note: joined(segmentName(rows), hands), kind: done ? "finished" : "untimed" };
   }
   const over = (r) => r.phase === "finished" || r.phase === "finished_short" || r.phase === "break";
   // Tables still playing decide the session; once all are over, the most common deadline.
   const playingTimed = timed.filter((r) => !over(r));
   const shared = largestDeadlineGroup(playingTimed.length ? playingTimed : timed);
   const deadline = shared[0].deadline;
-  const note = `${segmentName(shared)} · ${hands}`;
+  const note = joined(segmentName(shared), hands);
   if (shared.every(over)) return { label: "Session", time: "Finished", note, kind: "finished", deadline };
   const starts = mostCommon(shared.map((r) => r.starts_at).filter(Boolean));
   if (starts && now < Date.parse(starts)) {
@@ -402,7 +480,7 @@ function sessionClock(tables, now) {
   return {
     label: "Overtime",
     time: `+${formatClock(Math.floor(-leftMs / 1000))}`,
-    note: `${plural(playing, "table")} finishing a hand · ${hands}`,
+    note: joined(`${plural(playing, "table")} finishing a hand`, hands),
     kind: "overtime",
     deadline,
   };
@@ -455,17 +533,28 @@ function cellClock(row, now) {
 function renderTables() {
   const state = feed.states.get("clocks");
   if (!state) return;
-  const rows = Object.values(state.tables ?? {}).sort((a, b) => a.table - b.table);
-  const compact = layoutTables(rows.length);
+  const all = Object.values(state.tables ?? {}).sort((a, b) => a.table - b.table);
+  const { compact, perPage } = layoutTables(all.length, all.at(-1)?.table ?? 1);
+  const pages = Math.max(1, Math.ceil(all.length / perPage));
+  const first = (tableRotation % pages) * perPage;
+  const rows = all.slice(first, first + perPage);
+  el.tablesLabel.textContent = pages > 1
+    ? `Tables ${rows[0].table}–${rows.at(-1).table}`
+    : "Tables";
+  el.tables.dataset.page = String((tableRotation % pages) + 1);
+  el.tables.dataset.pages = String(pages);
   const counts = new Map();
+  for (const row of all) counts.set(row.phase, (counts.get(row.phase) ?? 0) + 1);
   tickingCells = [];
   const cells = rows.map((row) => {
-    counts.set(row.phase, (counts.get(row.phase) ?? 0) + 1);
     const cell = node("div", `table-cell phase-${row.phase}`);
     cell.dataset.table = String(row.table);
     cell.title = `Table ${row.table}: ${PHASE_WORDS[row.phase] ?? row.phase}`;
     cell.append(node("span", "t-num", row.table));
-    cell.append(node("span", "t-hands num", `${row.hands_completed}/${row.planned_hands}`));
+    const hands = segmentKindOf(row) === "game"
+      ? plural(row.hands_completed, "hand")
+      : `${row.hands_completed}/${row.planned_hands}`;
+    cell.append(node("span", "t-hands num", hands));
     if (!compact) {
       const ownDeadline = row.deadline && !sameDeadline(row.deadline, sessionDeadline) && !row.play_all
         && (row.phase === "running" || row.phase === "overtime");
@@ -482,40 +571,87 @@ function renderTables() {
     .join(" · ");
 }
 
-// The grid's columns give the biggest cells that fit the space left in the side column
-// (no taller than wide); small cells drop the hands and the phase word (the colour and the
-// counts above still say it).
-function layoutTables(count) {
+// A table's number is read from across the hall: it is 60% of its cell's height (72% in a
+// compact cell, hall.css), and no cell is smaller than makes it TABLE_NUMBER_MIN of the
+// screen's short side (README, "The hall display"). The grid's columns give the tallest
+// cells that fit the space left in the side column (no taller than wide, nor than the widest
+// number allows); when not all tables fit at the smallest size, they come a grid at a time,
+// with the rotation. Compact cells (too small for the number at 60%, or for more lines) drop
+// the hands and the phase word: the colour and the counts above still say it.
+function layoutTables(count, widestNumber) {
+  const u = designPixel();
   const width = el.tables.clientWidth;
   const height = el.tables.clientHeight;
-  const gap = 8;
-  let best = { columns: 1, cellWidth: 0, cellHeight: 0, score: -1 };
+  const gap = 8 * u;
+  const numberMin = TABLE_NUMBER_MIN * Math.min(innerWidth, innerHeight);
+  const smallest = numberMin / NUMBER_OF_CELL.compact;
+  // the number's digits and the cell's borders, for a cell `h` high (the bigger share)
+  const needsWidth = (h) => String(widestNumber).length * DIGIT_EM * NUMBER_OF_CELL.compact * h + 8 * u;
+  const narrowest = needsWidth(smallest);
+  let best = null;
   for (let columns = 1; columns <= Math.max(1, count); columns += 1) {
     const lines = Math.ceil(count / columns);
     const cellWidth = (width - gap * (columns - 1)) / columns;
-    const cellHeight = Math.min(cellWidth, (height - gap * (lines - 1)) / lines);
-    const score = Math.min(cellWidth, cellHeight * 1.6);
-    if (score > best.score) best = { columns, cellWidth, cellHeight, score };
+    let cellHeight = Math.min(cellWidth, 160 * u, (height - gap * (lines - 1)) / lines);
+    cellHeight = Math.min(cellHeight, cellHeight * (cellWidth / needsWidth(cellHeight)));
+    // the tallest cells have the biggest numbers; between equals, the wider
+    const better = !best || cellHeight > best.cellHeight + 0.5
+      || (cellHeight > best.cellHeight - 0.5 && cellWidth > best.cellWidth);
+    if (cellHeight >= smallest && better) best = { columns, cellHeight, cellWidth, perPage: count };
   }
-  const cell = Math.max(16, Math.floor(Math.min(best.cellHeight, 140)));
+  if (!best) {
+    const columns = Math.max(1, Math.floor((width + gap) / (narrowest + gap)));
+    const lines = Math.max(1, Math.floor((height + gap) / (smallest + gap)));
+    const cellWidth = (width - gap * (columns - 1)) / columns;
+    const cellHeight = Math.max(smallest, Math.min(cellWidth, (height - gap * (lines - 1)) / lines));
+    best = { columns, cellHeight, cellWidth, perPage: columns * lines };
+  }
+  const cell = Math.floor(best.cellHeight);
   el.tables.style.gridTemplateColumns = `repeat(${best.columns}, minmax(0, 1fr))`;
   el.tables.style.setProperty("--cell", `${cell}px`);
-  const compact = cell < 84 || best.cellWidth < 96;
+  const compact = cell * NUMBER_OF_CELL.full < numberMin || cell < 110 * u || best.cellWidth < 100 * u;
   el.tables.classList.toggle("compact", compact);
-  return compact;
+  return { compact, perPage: best.perPage };
 }
 
 // -- layout, rotation, full screen -----------------------------------------------------------
 
+// One pixel of the design in screen pixels: --u of hall.css.
+function designPixel() {
+  const [width, height] = innerHeight >= innerWidth ? DESIGN.portrait : DESIGN.landscape;
+  return Math.min(innerWidth / width, innerHeight / height);
+}
+
+// The page's rows share the height the standings have. Every page keeps room for the band,
+// so rows are the same height on every page. By default a page holds as many rows of the
+// design's height as fit; an asked number of rows is met by making them smaller, never by
+// leaving some below the screen.
 function layout() {
-  const style = getComputedStyle(root);
-  const band = Number.parseFloat(style.getPropertyValue("--band-h")) || 64;
-  // Every page keeps room for the band, so rows are the same height on every page.
-  const height = Math.floor((el.rows.clientHeight - band - 8) / ROWS);
-  root.style.setProperty("--row-h", `${Math.max(MIN_ROW_PX, Math.min(height, 96))}px`);
+  const space = el.rows.clientHeight - 1;
+  const fitting = Math.floor(space / (DEFAULT_ROW_U * designPixel()) - BAND_ROWS);
+  rowsPerPage = ROWS_ASKED ?? Math.max(5, fitting);
+  rowHeight = space / (rowsPerPage + BAND_ROWS);
+  root.style.setProperty("--row-h", `${rowHeight}px`);
   root.style.setProperty("--arrow-ms", `${ARROW_MS}ms`);
   renderStandings();
   renderTables();
+  window.hallDisplay.laidOut = { width: innerWidth, height: innerHeight, rows: rowsPerPage };
+}
+
+// The row's font is 60% of its height, smaller only where the name column would get less
+// than NAME_MIN_EM of it: the other columns are as wide as their figures, and the name
+// takes what is left. Each pass measures that and scales the font (the figures' widths
+// follow it); two passes are enough but for the header's fixed labels.
+function fitRowFont() {
+  const header = el.nameHeader;
+  const whole = el.standings.clientWidth;
+  let font = rowHeight * ROW_FONT;
+  for (let pass = 0; pass < 4; pass += 1) {
+    root.style.setProperty("--row-font", `${font}px`);
+    const name = header.getBoundingClientRect().width;
+    if (name >= NAME_MIN_EM * font - 0.5 || font < 4) return;
+    font *= whole / (whole - name + NAME_MIN_EM * font);
+  }
 }
 
 function toggleFullscreen() {
@@ -544,6 +680,8 @@ new ResizeObserver(() => {
 }).observe(el.tables);
 
 setInterval(() => {
+  tableRotation += 1; // the tables turn their grids even when the standings stay on a page
+  if (el.tables.dataset.pages !== "1") renderTables();
   if (PINNED !== null) return;
   rotation += 1;
   renderStandings();

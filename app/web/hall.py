@@ -32,10 +32,15 @@ def hall_display(request: Request, tournament_id: TournamentId, store: StoreDep)
     query string and are read by the page itself."""
 
     def view(tournament: Tournament, _: int) -> dict[str, Any]:
+        rounds = tournament.format.rounds
         return {
             "tournament_name": tournament.name,
-            # "half", "quarter" or "session" by round, to name the segment on the clock
-            "segment_kinds": {str(r.number): r.segment_kind for r in tournament.format.rounds},
+            # "half", "quarter", "session" or "game" by round, to name the segment on the clock
+            "segment_kinds": {str(r.number): r.segment_kind for r in rounds},
+            # rule FM-2: only a round played in groups names the group on the clock
+            "grouped_rounds": [r.number for r in rounds if r.groups > 1],
+            # Ari Ari figures are points: whole, with thousands separators
+            "ruleset": tournament.format.ruleset,
         }
 
     context = store.read(tournament_id, view)

@@ -5,23 +5,36 @@ the line, the stale badge and the reconnect, the full-screen button, and the cro
 The tests share one round 1 (the module's `hall`) and run in order: each enters hands at
 tables the ones before left alone. With SCOREBOARD_SCREENSHOTS set, the last one writes
 docs/screens/hall.png (the cut page) and docs/screens/hall-page-1.png.
+
+Then the screens venues have (issue 13), on a server of their own: every row on the screen
+with its name readable at six sizes and five numbers of rows, paging that skips no one, table
+numbers readable from afar, an Ari Ari event in points. With SCOREBOARD_SCREENSHOTS set they
+write docs/screens/hall-1280x720.png, hall-portrait.png (long names in many scripts) and
+hall-ariari.png.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from e2e_support import Tablets, first_halves_open
+
+from bench.load import RoundOne, Server, free_port, import_log
 
 pytestmark = pytest.mark.slow
 
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PLAYERS = 64
 ADVANCE = 16
 HANDS_PER_HALF = 8
@@ -285,3 +298,316 @@ def tie_the_line(judges: Tablets) -> list[str]:
     tie = answer.json()["rounds"][0]["cut"]["tie"]
     assert tie is not None
     return [str(player) for player in tie["players"]]
+
+
+# -- the screens venues have (issue 13) ---------------------------------------------------------
+
+# Landscape screens from a small projector to 4K, and a screen turned on its side.
+SCREEN_SIZES = [(1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160), (1080, 1920)]
+ROTATION_MS = 2_000  # the shortest interval the page takes
+SCREENSHOT_SIZES = {(1280, 720): "hall-1280x720.png", (1080, 1920): "hall-portrait.png"}
+
+# Long names in the scripts a WSOM field writes them in: every page shows several of them.
+LONG_NAMES = [
+    "Maximilian Alexander Featherstonehaugh-Worthington",
+    "長谷川 麻衣子 (はせがわ まいこ) 東京都麻雀連盟",
+    "欧阳慕容 诸葛司马 上官建国 澳门麻将协会",
+    "남궁민수 황보서연 선우지훈 대한마작협회",
+    "Zoë Ångström-Łukasiewicz Ñúñez d'Été Øvergård",
+    "Nguyễn Thị Phương Thảo Hoàng Trần Lê",
+    "Αλέξανδρος Παπαδόπουλος-Κωνσταντινίδης",
+    "Wu",
+]
+
+# Everything the geometric test asks of the page on the screen now: for every row of the
+# standings, the row on the screen, its name visible and no two cells overlapping. The text
+# of a cell is measured as drawn (a Range), so a figure wider than its column is caught; the
+# name is measured as its cell clips it.
+SCREEN_FAULTS = """() => {
+    const slack = 0.5;
+    const onScreen = (b) => b.top >= -slack && b.left >= -slack
+        && b.bottom <= innerHeight + slack && b.right <= innerWidth + slack;
+    const overlap = (a, b) => a.left < b.right - slack && b.left < a.right - slack
+        && a.top < b.bottom - slack && b.top < a.bottom - slack;
+    const drawn = (cell) => {
+        if (cell.classList.contains('col-name')) return cell.getBoundingClientRect();
+        if (!cell.textContent) return null;
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return range.getBoundingClientRect();
+    };
+    const faults = [];
+    const players = [];  // those whose row shows: on the screen and not clipped by the page
+    const clip = document.getElementById('rows').getBoundingClientRect();
+    const inside = (b) => b.top >= clip.top - slack && b.bottom <= clip.bottom + slack;
+    const band = document.querySelector('#rows .cut-band');
+    if (band && !onScreen(band.getBoundingClientRect()))
+        faults.push('the cut band is off the screen');
+    for (const row of document.querySelectorAll('#rows .hall-row')) {
+        const who = `position ${row.dataset.position}`;
+        const box = row.getBoundingClientRect();
+        if (onScreen(box) && inside(box)) players.push(row.dataset.player);
+        else faults.push(`${who}: the row (${box.top}..${box.bottom}) is off the screen`);
+        const name = row.querySelector('.name-text');
+        const em = parseFloat(getComputedStyle(name).fontSize);
+        const visible = Math.min(name.getBoundingClientRect().right,
+                                 row.querySelector('.col-name').getBoundingClientRect().right)
+            - name.getBoundingClientRect().left;
+        // At least five characters of the name, or all of it when it is shorter.
+        if (visible < Math.min(name.scrollWidth, 5 * em) - 1)
+            faults.push(`${who}: ${visible.toFixed(1)} px of the name "${name.textContent}" show`);
+        const cells = [...row.children].map((cell) => [cell.className, drawn(cell)])
+            .filter(([, b]) => b !== null && b.width > 0);
+        for (const [what, b] of cells) {
+            if (b.left < box.left - slack || b.right > box.right + slack)
+                faults.push(`${who}: ${what} sticks out of the row`);
+        }
+        for (let i = 0; i < cells.length; i += 1) {
+            for (let j = i + 1; j < cells.length; j += 1) {
+                if (overlap(cells[i][1], cells[j][1]))
+                    faults.push(`${who}: ${cells[i][0]} overlaps ${cells[j][0]}`);
+            }
+        }
+    }
+    const pager = document.getElementById('pager');
+    return {faults, players, page: pager.dataset.page, pages: Number(pager.dataset.pages)};
+}"""
+
+
+@dataclass(frozen=True)
+class Screens:
+    """A server with three tournaments: round 1 of a 64-player event whose players have long
+    names in many scripts, its first two halves played (ranks and totals of every width),
+    round 1 of a 256-player event (64 tables), and the Ari Ari example with game 2 of round 1
+    under way."""
+
+    base_url: str
+    long_names: int  # tournament ids
+    many_tables: int
+    ariari: int
+    tables: dict[str, list[int]]  # the tables of round 1, by the field's name for the event
+
+
+@pytest.fixture(scope="module")
+def screens(browser: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Screens]:
+    folder = tmp_path_factory.mktemp("screens")
+    url = f"sqlite:///{folder / 'scoreboard.db'}"
+    round_one = RoundOne.generate(
+        players=PLAYERS, seed=13, format={"preset": "wsom2008", "advance": [ADVANCE, 8, 4]}
+    )
+    renamed = []
+    for number, text in enumerate(round_one.setup_lines):
+        line = json.loads(text)
+        if line["type"] == "player":
+            line["name"] = f"{LONG_NAMES[number % len(LONG_NAMES)]} {number}"
+        renamed.append(json.dumps(line, ensure_ascii=False))
+    for hands in round_one.hands.values():  # no schedule: no clock, no deals (rule CL-3a)
+        played = [{"type": "hand", **hand} for hand in hands if hand["segment"] <= 2]
+        renamed += [json.dumps(hand) for hand in played]
+    (folder / "long").mkdir()
+    long_names = import_log(url, renamed, folder / "long")
+    example = (EXAMPLES / "ariari.jsonl").read_text(encoding="utf-8").splitlines()
+    round_one_open = example[: next(i for i, t in enumerate(example) if '"round_end"' in t)]
+    (folder / "ariari").mkdir()
+    ariari = import_log(url, round_one_open, folder / "ariari")
+    big = RoundOne.generate(players=256, seed=13, format={"preset": "wsom2008"})
+    (folder / "big").mkdir()
+    many_tables = import_log(url, big.setup_lines, folder / "big")
+    with Server(url, free_port(), folder / "server.log") as server:
+        tables = {"long_names": round_one.tables, "many_tables": big.tables}
+        yield Screens(server.base_url, long_names, many_tables, ariari, tables)
+
+
+def standings_of(base_url: str, tournament_id: int) -> list[dict[str, Any]]:
+    answer = httpx.get(f"{base_url}/api/tournaments/{tournament_id}/standings", timeout=10.0)
+    rows = answer.json()["rounds"][-1]["standings"]
+    return sorted(rows, key=lambda row: row["position"])
+
+
+def open_screen(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function(
+        "() => window.hallDisplay?.feed.status === 'live'"
+        " && document.querySelectorAll('#rows .hall-row .name-text').length > 0"
+        " && !/^\\d+$/.test(document.querySelector('#rows .name-text').textContent)",
+        polling=100,
+        timeout=10_000,
+    )
+
+
+def resize(page: Any, width: int, height: int) -> None:
+    """The screen the page is on is now width x height: until the page has laid itself out."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function(
+        "([w, h]) => window.hallDisplay.laidOut?.width === w"
+        " && window.hallDisplay.laidOut?.height === h",
+        arg=[width, height],
+        polling=50,
+    )
+
+
+@pytest.mark.parametrize("rows", [None, 8, 16, 24, 30], ids=lambda r: f"rows={r or 'default'}")
+def test_every_row_is_on_every_screen_and_paging_shows_every_player_once(
+    page: Any, screens: Screens, rows: int | None
+) -> None:
+    order = [row["player"] for row in standings_of(screens.base_url, screens.long_names)]
+    page.clock.install()  # the rotation turns when the test says
+    query = f"interval={ROTATION_MS // 1000}" + (f"&rows={rows}" if rows else "")
+    open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?{query}")
+    faults: list[str] = []
+    for width, height in SCREEN_SIZES:
+        resize(page, width, height)
+        shown: dict[str, list[str]] = {}
+        seen = page.evaluate(SCREEN_FAULTS)
+        for _ in range(seen["pages"] + 1):  # every numbered page and the cut page
+            faults += [f"{width}x{height}, page {seen['page']}: {f}" for f in seen["faults"]]
+            shown[seen["page"]] = seen["players"]
+            page.clock.run_for(ROTATION_MS)
+            seen = page.evaluate(SCREEN_FAULTS)
+        if rows:
+            assert len(shown["1"]) == min(rows, PLAYERS), (width, height)
+        numbered = [shown.get(str(number), []) for number in range(1, seen["pages"] + 1)]
+        paged = [player for players in numbered for player in players]
+        if paged != order:
+            missing = sorted(set(order) - set(paged), key=order.index)
+            faults.append(f"{width}x{height}: paging shows {len(paged)} rows, misses {missing}")
+    assert not faults, "\n".join(faults[:40])
+
+
+def ariari_points(exact: str) -> str:
+    """Whole points, rounded down as rule SC-5 rounds, with thousands separators."""
+    return f"{math.floor(Fraction(exact)):,}"
+
+
+def test_an_ariari_event_shows_points_and_no_groups_or_planned_hands(
+    page: Any, screens: Screens
+) -> None:
+    standings = standings_of(screens.base_url, screens.ariari)
+    open_screen(page, f"{screens.base_url}/hall/{screens.ariari}?page=1")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tables .table-cell').length === 2", polling=100
+    )
+    shown = page.eval_on_selector_all(
+        "#rows .hall-row",
+        "rows => rows.map(r => [r.dataset.player, r.querySelector('.col-total').textContent,"
+        " r.querySelector('.col-distance').textContent])",
+    )
+    expected = [
+        [
+            row["player"],
+            ariari_points(row["total"]),
+            ("+" if row["above_cut"] else "−") + ariari_points(row["distance"]),
+        ]
+        for row in standings
+    ]
+    assert shown == expected
+    assert any("," in total for _, total, _ in shown)  # the example's totals are thousands
+    line, after = standings[3], standings[4]  # 4 advance
+    assert page.text_content("#cut-info .cut-line") == (
+        f"line {ariari_points(line['total'])} · next {ariari_points(after['total'])}"
+    )
+    # An Ari Ari game has no planned number of hands (rules AA-12 to AA-14), and its format
+    # plays round 1 in one group: the clock names the game alone.
+    assert page.text_content("#session-note") == "Game 2"
+    hands = page.eval_on_selector_all("#tables .t-hands", "hs => hs.map(h => h.textContent)")
+    assert hands == ["3 hands", "5 hands"]
+    assert ".00" not in page.text_content("#hall")
+    if os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        page.screenshot(path=str(SCREENS / "hall-ariari.png"))
+
+
+# Every table cell of the grid on the screen now: on the screen, its number drawn inside it
+# and the number's font as big as the README says (readable from 10 m).
+TABLE_FAULTS = """() => {
+    const slack = 0.5;
+    const faults = [];
+    const short = Math.min(innerWidth, innerHeight);
+    const tables = [];
+    for (const cell of document.querySelectorAll('#tables .table-cell')) {
+        tables.push(Number(cell.dataset.table));
+        const box = cell.getBoundingClientRect();
+        const number = cell.querySelector('.t-num');
+        // across: the digits as drawn; down: the line they sit on (digits have no descent)
+        const range = document.createRange();
+        range.selectNodeContents(number);
+        const across = range.getBoundingClientRect();
+        const down = number.getBoundingClientRect();
+        const drawn = {left: across.left, right: across.right, top: down.top, bottom: down.bottom};
+        const font = parseFloat(getComputedStyle(number).fontSize);
+        const what = `table ${cell.dataset.table}`;
+        if (box.top < -slack || box.left < -slack || box.bottom > innerHeight + slack
+            || box.right > innerWidth + slack) faults.push(`${what} is off the screen`);
+        if (drawn.left < box.left - slack || drawn.right > box.right + slack
+            || drawn.top < box.top - slack || drawn.bottom > box.bottom + slack)
+            faults.push(`${what}: its number is cut by the cell`);
+        if (font < 0.058 * short)
+            faults.push(`${what}: its number is ${font.toFixed(1)} px, under 5.8% of ${short}`);
+    }
+    const grid = document.getElementById('tables');
+    return {faults, tables, page: grid.dataset.page, pages: Number(grid.dataset.pages)};
+}"""
+
+
+@pytest.mark.parametrize("event", ["long_names", "many_tables"])
+def test_table_numbers_are_readable_from_afar_and_every_table_is_shown(
+    page: Any, screens: Screens, event: str
+) -> None:
+    tournament_id = getattr(screens, event)
+    expected = screens.tables[event]
+    page.clock.install()
+    open_screen(page, f"{screens.base_url}/hall/{tournament_id}?interval={ROTATION_MS // 1000}")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tables .table-cell').length > 0", polling=50
+    )
+    faults: list[str] = []
+    for width, height in SCREEN_SIZES:
+        resize(page, width, height)
+        seen = page.evaluate(TABLE_FAULTS)
+        grids: dict[str, list[int]] = {}
+        for _ in range(seen["pages"]):
+            faults += [f"{width}x{height}, grid {seen['page']}: {f}" for f in seen["faults"]]
+            grids[seen["page"]] = seen["tables"]
+            page.clock.run_for(ROTATION_MS)
+            seen = page.evaluate(TABLE_FAULTS)
+        shown = [t for number in range(1, seen["pages"] + 1) for t in grids.get(str(number), [])]
+        if shown != expected:
+            faults.append(f"{width}x{height}: the grids show tables {shown}")
+    assert not faults, "\n".join(faults[:40])
+
+
+def test_screenshots_of_the_screens_venues_have(page: Any, screens: Screens) -> None:
+    if not os.environ.get("SCOREBOARD_SCREENSHOTS"):
+        pytest.skip("writes docs/screens only with SCOREBOARD_SCREENSHOTS set")
+    for (width, height), name in SCREENSHOT_SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?page=cut")
+        page.screenshot(path=str(SCREENS / name))
+
+
+def test_names_in_japanese_chinese_and_korean_are_drawn_in_a_cjk_font(
+    page: Any, screens: Screens
+) -> None:
+    # Chromium says which fonts drew a node's text (CSS.getPlatformFontsForNode): without a
+    # CJK font, these names would be drawn as empty boxes in whatever font came last.
+    open_screen(page, f"{screens.base_url}/hall/{screens.long_names}?rows=64")
+    session = page.context.new_cdp_session(page)
+    session.send("DOM.enable")
+    session.send("CSS.enable")
+    root = session.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    names = session.send("DOM.querySelectorAll", {"nodeId": root, "selector": "#rows .name-text"})
+    drawn_in: dict[str, set[str]] = {}
+    for node_id in names["nodeIds"]:
+        text = session.send("DOM.getOuterHTML", {"nodeId": node_id})["outerHTML"]
+        script = next((s for s in ("長谷川", "欧阳", "남궁") if s in text), None)
+        if script is None:
+            continue
+        child = session.send("DOM.describeNode", {"nodeId": node_id, "depth": 1})
+        text_node = child["node"]["children"][0]["backendNodeId"]
+        pushed = session.send(
+            "DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [text_node]}
+        )
+        fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": pushed["nodeIds"][0]})
+        drawn_in.setdefault(script, set()).update(f["familyName"] for f in fonts["fonts"])
+    assert set(drawn_in) == {"長谷川", "欧阳", "남궁"}, drawn_in
+    for script, families in drawn_in.items():
+        assert any("CJK" in family for family in families), (script, families)
