@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.domain.errors import IllegalMove, LogError, RuleViolation
+from app.domain.tournament import RoundUnfinished
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
 
 
@@ -45,6 +46,23 @@ def install(app: FastAPI) -> None:
     async def rule_violation(_: Request, error: RuleViolation) -> JSONResponse:
         status = 409 if isinstance(error, IllegalMove) else 422
         return problem(status, str(error), field=error.field, rule=error.rule)
+
+    @app.exception_handler(RoundUnfinished)
+    async def round_unfinished(_: Request, error: RoundUnfinished) -> JSONResponse:
+        # the tables a round end would cut short, for the console to list before the
+        # organizer confirms (app.web.admin.RoundUnfinishedProblem)
+        body = Problem(detail=str(error), field=error.field, rule=error.rule).model_dump()
+        body["tables"] = [
+            {
+                "group": table.group or None,
+                "segment": table.segment,
+                "table": table.table,
+                "hands": table.hands,
+                "planned": table.planned,
+            }
+            for table in error.tables
+        ]
+        return JSONResponse(body, status_code=409)
 
     @app.exception_handler(LogError)
     async def log_error(_: Request, error: LogError) -> JSONResponse:
