@@ -15,6 +15,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from judging_setup import CLUB_LOG
 from test_admin_api import (
+    EARLY_END,
     api,
     create,
     created,
@@ -245,7 +246,7 @@ def test_the_results_csv_has_the_final_ranking_then_the_current_standings(
     assert {row["total"] for row in before} == {"0"}
 
     penalized = play_round_one_to_a_tie(client, admin_headers, started)
-    created(client.post(api(f"/{started.id}/rounds/1/end"), json={}, headers=admin_headers))
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
     rows = results_rows(client, admin_headers, started.id)
     ranking = [row for row in rows if row["list"] == "final_ranking"]
     standings = [row for row in rows if row["list"] == "standings"]
