@@ -132,7 +132,11 @@ def test_the_state_shows_players_segments_penalties_and_the_draw(
     assert state["round"] == 1 and state["draw"] == {
         "seed": "api-test",
         "repeats": state["draw"]["repeats"],
+        "superseded": [],
     }
+    assert state["groups"] == state["registration_groups"] == ["A", "B"]
+    assert state["draw_refused"] is None  # a redraw, until the first deal or hand
+    assert len(state["unfinished"]) == 16  # 4 tables x 4 halves, nothing played yet
     assert len(state["players"]) == 16 and state["players"][0]["name"] == "Player 1"
     assert sorted(state["in_round"]) == list(range(1, 17))
     assert [(s["group"], s["segment"], s["state"]) for s in state["segments"]] == [
@@ -153,6 +157,49 @@ def test_the_state_shows_players_segments_penalties_and_the_draw(
     assert [s["state"] for s in state["segments"]].count("not opened") == 7
     assert state["penalties"] == [{"player": penalized, "points": -5, "reason": "late arrival"}]
     assert state["rate_locked"]  # a hand is in: rule SC-3
+    assert "has started" in state["draw_refused"] and "rule SE-1" in state["draw_refused"]
+    assert state["unfinished"][0] == {
+        "group": "A",
+        "segment": 1,
+        "table": 1,
+        "hands": 1,
+        "planned": 8,
+    }
+
+
+def test_the_state_of_a_format_without_groups_names_none(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    tournament_id = created(
+        client.post(api(), json={"name": "Ari Ari", "format": "ariari"}, headers=admin_headers)
+    )["id"]
+    state_of = lambda: client.get(f"/admin/{tournament_id}/state", headers=admin_headers).json()  # noqa: E731
+    state = state_of()
+    assert state["groups"] == state["registration_groups"] == []
+    assert state["unfinished"] == []
+    # rule FM-9: nothing to draw yet, and the console is told why
+    assert "0 registered player(s)" in state["draw_refused"]
+    assert "rule FM-9" in state["draw_refused"]
+    players = "id,name\n" + "".join(f"p{n},Player {n}\n" for n in range(1, 9))
+    created(
+        client.post(
+            api(f"/{tournament_id}/players.csv"),
+            content=players.encode(),
+            headers={**admin_headers, "Content-Type": "text/csv"},
+        )
+    )
+    created(client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers))
+    state = state_of()
+    assert [(s["group"], s["segment"], s["tables"]) for s in state["segments"]] == [
+        (None, 1, [1, 2]),
+        (None, 2, [1, 2]),
+    ]
+    # the console's "Open now" sends what the state names: no group (rule FM-2)
+    first = state["segments"][0]
+    body = {"round": 1, "segment": first["segment"]}
+    created(client.post(api(f"/{tournament_id}/segments/open"), json=body, headers=admin_headers))
+    assert state_of()["segments"][0]["state"] == "running"
+    assert [t["planned"] for t in state_of()["unfinished"]] == [None] * 4  # games (AA-12)
 
 
 # -- seating slips -------------------------------------------------------------------------------
