@@ -12,6 +12,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from app.domain.errors import IllegalMove
 from app.domain.replay import replay_lines, report
 from app.services import admin
 from app.services.store import TournamentStore
+from tests.integration.cli_runner import scoreboard
 
 FORMAT = {"preset": "wsom2008", "advance": [8, 4]}
 PLAYERS_CSV = "id,name,group,country,substitute\n" + "".join(
@@ -840,7 +842,7 @@ def test_a_field_the_cut_cannot_take_is_not_drawn(
 
 
 def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_server(
-    client: TestClient, admin_headers: dict[str, str]
+    client: TestClient, admin_headers: dict[str, str], tmp_path: Path
 ) -> None:
     started = start(client, admin_headers, seed="first")
     late = "id,name,group\n" + "".join(f"L{n},Late {n},A\n" for n in range(1, 5))
@@ -882,8 +884,11 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     assert snapshot(client, started.id) == before
 
     created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
-    exported = client.get(api(f"/{started.id}/log")).text.splitlines()
-    replayed = report(replay_lines(exported))
+    log_file = tmp_path / "redrawn.jsonl"
+    log_file.write_text(client.get(api(f"/{started.id}/log")).text)
+    run = scoreboard("replay", log_file)  # CONTRACT §2: offline, as an auditor runs it
+    assert run.returncode == 0, run.stderr
+    replayed = json.loads(run.stdout)
     live = created(client.get(api(f"/{started.id}/standings?round=1")), 200)
     assert replayed["rounds"][0]["standings"] == live["rounds"][0]["standings"]
     assert replayed["rounds"][0]["draw"]["superseded"] == ["first"]
