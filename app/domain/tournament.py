@@ -469,8 +469,10 @@ class Tournament:
         a button it disables. A replay accepts any draw line the rules allow (an old log
         may hold a draw of nobody); the server no longer writes one."""
         state = self.rounds.get(round_number)
-        if state is None or state.ended is not None:
-            return None  # the append names the round's state (rule FM-1)
+        if state is None:
+            return IllegalMove("FM-1", "round", f"round {round_number} has not begun")
+        if state.ended is not None:
+            return IllegalMove("SE-1", "round", f"round {round_number} has ended")
         if state.draw is not None:
             started = self._first_play(state)
             if started is not None:

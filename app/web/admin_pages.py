@@ -169,7 +169,7 @@ def console_state(
                     )
                 )
         seated = [player for (_, player) in state.seat_of]
-        refused = None if tournament.complete else tournament.draw_refusal(state.number)
+        refused = tournament.draw_refusal(state.number)
         first = tournament.format.round(1)
         return ConsoleState(
             tournament=tournament_id,

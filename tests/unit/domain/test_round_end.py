@@ -84,6 +84,9 @@ def test_a_round_end_keeps_its_reason_through_replay_and_an_old_one_needs_none()
     assert ended.rounds[1].ended is not None
     assert ended.rounds[1].ended.reason == "the hall closes"
     assert report(ended)["rounds"][0]["end_reason"] == "the hall closes"
+    # the round's draw can no longer change, and the console is told why
+    refusal = ended.draw_refusal(1)
+    assert refusal is not None and (refusal.rule, refusal.message) == ("SE-1", "round 1 has ended")
     # an old log ended such a round without a word: it replays as it did
     old = replay([*lines, end])
     assert "end_reason" not in report(old)["rounds"][0]
