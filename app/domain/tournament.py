@@ -424,17 +424,24 @@ class Tournament:
     def _record_draw(self, event: DrawRecorded) -> None:
         state = self._open_round(event.round)
         if state.draw is not None:
-            started = self._first_play(state)
-            if started is not None:
-                # rule SE-1: once play has begun the draw stands; its seed reproduces it
-                raise IllegalMove(
-                    "SE-1",
-                    "round",
-                    f"round {event.round} has started ({started}); its draw "
-                    f"(seed {state.draw.seed!r}) can no longer be redrawn",
-                )
+            fixed = self._draw_fixed(state)
+            if fixed is not None:
+                raise fixed
             self._supersede_draw(state)
         state.draw = draw_round(state.format, self.round_groups(state), event.seed)
+
+    @classmethod
+    def _draw_fixed(cls, state: RoundState) -> IllegalMove | None:
+        """rule SE-1: once play has begun a round's draw stands (its seed reproduces it)."""
+        started = cls._first_play(state)
+        if state.draw is None or started is None:
+            return None
+        return IllegalMove(
+            "SE-1",
+            "round",
+            f"round {state.number} has started ({started}); its draw "
+            f"(seed {state.draw.seed!r}) is fixed",
+        )
 
     @staticmethod
     def _first_play(state: RoundState) -> str | None:
@@ -473,15 +480,9 @@ class Tournament:
             return IllegalMove("FM-1", "round", f"round {round_number} has not begun")
         if state.ended is not None:
             return IllegalMove("SE-1", "round", f"round {round_number} has ended")
-        if state.draw is not None:
-            started = self._first_play(state)
-            if started is not None:
-                return IllegalMove(
-                    "SE-1",
-                    "round",
-                    f"round {round_number} has started ({started}); its draw "
-                    f"(seed {state.draw.seed!r}) is fixed",
-                )
+        fixed = self._draw_fixed(state)
+        if fixed is not None:
+            return fixed
         groups = self.round_groups(state)
         seated = sum(len(players) for players in groups.values())
         if seated < PLAYERS_PER_TABLE:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -89,6 +90,18 @@ def register_csv(
     )
 
 
+def issue_tokens(
+    client: TestClient, admin: dict[str, str], tournament_id: int, tables: Iterable[int]
+) -> dict[int, str]:
+    """A judge's token for each of these tables."""
+    return {
+        table: created(
+            client.post(api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin)
+        )["token"]
+        for table in sorted(tables)
+    }
+
+
 def start(client: TestClient, admin: dict[str, str], seed: str | None = "api-test") -> Started:
     tournament_id = create(client, admin)
     created(register_csv(client, admin, tournament_id, PLAYERS_CSV))
@@ -100,12 +113,7 @@ def start(client: TestClient, admin: dict[str, str], seed: str | None = "api-tes
         )
     )
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
-    tokens = {
-        table: created(
-            client.post(api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin)
-        )["token"]
-        for table in sorted({table for (_, _, table) in seats})
-    }
+    tokens = issue_tokens(client, admin, tournament_id, {table for (_, _, table) in seats})
     return Started(tournament_id, seats, tokens, drawn["seed"])
 
 
@@ -266,14 +274,7 @@ def test_a_tournament_runs_end_to_end_through_the_api(
     assert {line["version"] for line in [drawn]} == {drawn["version"]}
     assert drawn["repeats"] >= 0
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
-    tokens = {
-        table: created(
-            client.post(
-                api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin_headers
-            )
-        )["token"]
-        for table in (1, 2, 3, 4)
-    }
+    tokens = issue_tokens(client, admin_headers, tournament_id, (1, 2))
     started = Started(tournament_id, seats, tokens, drawn["seed"])
 
     penalized = play_round_one_to_a_tie(client, admin_headers, started)
@@ -860,12 +861,7 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     lines = [json.loads(line) for line in log]
     assert [line["seed"] for line in lines if line["type"] == "draw"] == ["first", "second"]
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in redrawn["seatings"]}
-    tokens = {
-        table: created(
-            client.post(api(f"/{started.id}/tokens"), json={"table": table}, headers=admin_headers)
-        )["token"]
-        for table in sorted({table for (_, _, table) in seats})
-    }
+    tokens = issue_tokens(client, admin_headers, started.id, {t for (_, _, t) in seats})
     again = Started(started.id, seats, tokens, "second")
     for table in (1, 4):
         east, south, _, _ = seats[(1, 1, table)]
@@ -1026,9 +1022,7 @@ def test_a_format_without_groups_is_registered_opened_and_closed_without_a_group
             headers=admin_headers,
         )
     )
-    token = created(
-        client.post(api(f"/{tournament_id}/tokens"), json={"table": 1}, headers=admin_headers)
-    )["token"]
+    token = issue_tokens(client, admin_headers, tournament_id, (1,))[1]
     # a closed segment takes no new hand (rule CL-3)
     refused = client.post(
         api(f"/{tournament_id}/hands"),
