@@ -274,7 +274,7 @@ def test_a_tournament_runs_end_to_end_through_the_api(
     assert {line["version"] for line in [drawn]} == {drawn["version"]}
     assert drawn["repeats"] >= 0
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
-    tokens = issue_tokens(client, admin_headers, tournament_id, (1, 2))
+    tokens = issue_tokens(client, admin_headers, tournament_id, (1, 2, 3, 4))
     started = Started(tournament_id, seats, tokens, drawn["seed"])
 
     penalized = play_round_one_to_a_tie(client, admin_headers, started)
@@ -971,14 +971,7 @@ def test_a_round_whose_tables_have_played_out_ends_without_confirmation(
         client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
     )
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
-    tokens = {
-        table: created(
-            client.post(
-                api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin_headers
-            )
-        )["token"]
-        for table in (1, 2)
-    }
+    tokens = issue_tokens(client, admin_headers, tournament_id, (1, 2))
     started = Started(tournament_id, seats, tokens, drawn["seed"])
     for table in (1, 2):
         for hand in range(1, 5):
