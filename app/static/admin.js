@@ -387,7 +387,9 @@ function wireForms() {
     view.shownStandings = ended.standings;
     activity(
       `Round ${ended.round} ended` +
-        (ended.reason ? ` with ${ended.unfinished.length} table(s) unfinished: ${ended.reason}` : "") +
+        (ended.reason
+          ? ` with ${ended.unfinished.length} table(s) unfinished: ${ended.reason}`
+          : "") +
         (ended.draw_seed ? `; the draw at the cut used seed ${ended.draw_seed}` : ""),
     );
   });

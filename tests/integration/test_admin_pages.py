@@ -369,3 +369,34 @@ def test_the_printable_results_show_the_current_standings_and_the_cut(
     assert "cut: 8 advance" in page.text
     assert TRAP_ESCAPED in page.text and TRAP not in page.text
     assert client.get("/admin/999/results").status_code == 404
+
+
+def test_every_console_screen_of_a_whole_ari_ari_event_answers(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # examples/ariari.jsonl: both rounds played out; round 1 is one group (rule FM-2)
+    log = (CLUB_LOG.parent / "ariari.jsonl").read_text()
+    imported = created(
+        client.post(
+            api("/import"),
+            content=log.encode(),
+            headers={**admin_headers, "Content-Type": "text/plain"},
+        )
+    )
+    tournament_id = imported["id"]
+    state = client.get(f"/admin/{tournament_id}/state", headers=admin_headers).json()
+    assert state["groups"] == state["registration_groups"] == []
+    assert state["unfinished"] == []  # every game has ended (rule AA-12)
+    assert "has ended" in state["draw_refused"]
+    for round_number in (1, 2):
+        slips = client.get(f"/admin/{tournament_id}/slips/{round_number}", headers=admin_headers)
+        assert slips.status_code == 200, slips.text
+        assert "group A" not in slips.text and "Game 1" in slips.text
+        rows = client.get(f"/admin/{tournament_id}/slips/{round_number}.csv", headers=admin_headers)
+        assert rows.text.splitlines()[0].endswith(
+            "Game 1 table" if round_number == 2 else "Game 2 table"
+        )
+    results = results_rows(client, admin_headers, tournament_id)
+    assert [row["list"] for row in results].count("final_ranking") == 8
+    page = client.get(f"/admin/{tournament_id}/results")
+    assert page.status_code == 200 and "Ari Ari Club Cup" in page.text
