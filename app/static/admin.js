@@ -243,6 +243,10 @@ function wireForms() {
     const seed = text(data, "seed");
     const round = currentRound();
     const redraw = Boolean(view.state.draw);
+    if (redraw && !data.get("redraw")) {
+      // every seat changes: slips printed from the draw it replaces are wrong
+      throw new Error("tick “replace the draw” to redraw: every seat changes, print new slips");
+    }
     const drawn = await post(api(`/rounds/${round}/draw`), seed ? { seed } : {});
     activity(
       `Round ${drawn.round} ${redraw ? "redrawn" : "drawn"} with seed ${drawn.seed}` +
@@ -620,6 +624,8 @@ function renderDraw() {
         )
       : el("span", { class: "muted" }, `Round ${round} is not drawn yet.`),
   );
+  $("#redraw-check").hidden = !draw || Boolean(refused);
+  $("#redraw").checked = false;
   const why = $("#draw-refused");
   why.hidden = !refused;
   why.textContent = refused ? `${draw ? "No redraw" : "No draw"} now: ${refused}` : "";
