@@ -198,8 +198,10 @@ def draw(
     advanced. Append the output to the log to record it."""
     tournament = _load("draw", log)
     state = _round("draw", tournament, round_number)
-    if state.ended is not None:
-        _refuse("draw", IllegalMove("SE-1", "round", f"round {round_number} has ended"))
+    # what the server refuses too: an ended or started round, too few players (SE-1, FM-9, FM-6)
+    refusal = tournament.draw_refusal(round_number)
+    if refusal is not None:
+        _refuse("draw", refusal)
     chosen = seed if seed is not None else secrets.token_hex(8)  # rule SE-1: recorded
     try:
         drawn = draw_round(state.format, tournament.round_groups(state), chosen)

@@ -45,6 +45,23 @@ def _rotation(round_format: RoundFormat, tables: int) -> Rotation:
     return rotation_for(tables, round_format.segments)  # rule SE-2
 
 
+def unfilled_tables(
+    round_format: RoundFormat, groups: Mapping[str, Sequence[PlayerId]]
+) -> MalformedInput | None:
+    """rule FM-9: every table seats 4, so each group's players must fill whole tables."""
+    for group in sorted(groups):
+        count = len(groups[group])
+        if count % PLAYERS_PER_TABLE:
+            short = -count % PLAYERS_PER_TABLE
+            label = f"group {group}" if round_format.groups > 1 else f"round {round_format.number}"
+            return MalformedInput(
+                "FM-9",
+                "players",
+                f"{label} has {count} players; register {short} substitute(s) to fill every table",
+            )
+    return None
+
+
 def draw_round(
     round_format: RoundFormat,
     groups: Mapping[str, Sequence[PlayerId]],
@@ -56,20 +73,14 @@ def draw_round(
     the next, so they are unique within the round.
     """
     number = round_format.number
+    unfilled = unfilled_tables(round_format, groups)
+    if unfilled is not None:
+        raise unfilled
     seatings: list[SeatingRecorded] = []
     repeats = 0
     first_table = 1
     for group in sorted(groups):
         players = list(groups[group])
-        if len(players) % PLAYERS_PER_TABLE:
-            short = -len(players) % PLAYERS_PER_TABLE
-            label = f"group {group}" if group else f"round {number}"
-            raise MalformedInput(
-                "FM-9",
-                "players",
-                f"{label} has {len(players)} players; register {short} substitute(s) "
-                "to fill every table",
-            )
         if not players:
             continue
         order = sorted(players, key=lambda p: (draw_key(seed, number, p), str(p)))

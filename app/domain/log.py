@@ -92,6 +92,9 @@ class HandVoided:
 class RoundEnded:
     round: int
     draw_seed: str | None = None
+    # why the organizer ended the round with tables unplayed or unfinished (their
+    # confirmation: the server refuses such a round end without one)
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -337,7 +340,11 @@ def _void(f: _Fields) -> HandVoided:
 
 
 def _round_end(f: _Fields) -> RoundEnded:
-    return RoundEnded(f.positive("round"), f.text("draw_seed", "ST-5", optional=True))
+    return RoundEnded(
+        f.positive("round"),
+        f.text("draw_seed", "ST-5", optional=True),
+        f.text("reason", "FM-1", optional=True),
+    )
 
 
 def parse_time(raw: object, field: str, rule: str) -> datetime:
@@ -422,7 +429,7 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "hand": ({"round", "segment", "table", "hand", "result"}, {"id", "reason"}, _hand),
     "penalty": ({"round", "player", "points", "reason"}, set(), _penalty),
     "void": ({"round", "segment", "table", "hand"}, {"reason"}, _void),
-    "round_end": ({"round"}, {"draw_seed"}, _round_end),
+    "round_end": ({"round"}, {"draw_seed", "reason"}, _round_end),
     "draw": ({"round", "seed"}, set(), _draw),
     "schedule": ({"round", "segment", "start"}, {"group"}, _schedule),
     "deal": (_TABLE | {"hand", "time"}, set(), _deal),
@@ -548,6 +555,8 @@ def event_to_log(event: Event) -> dict[str, Any]:
         line = {"type": "round_end", "round": event.round}
         if event.draw_seed is not None:
             line["draw_seed"] = event.draw_seed
+        if event.reason is not None:
+            line["reason"] = event.reason
         return line
     if isinstance(event, DrawRecorded):
         return {"type": "draw", "round": event.round, "seed": event.seed}

@@ -79,6 +79,7 @@ def report(tournament: Tournament) -> dict[str, Any]:
         "rounds": [
             standings_report(tournament.standings(number), state.format.advance)
             | _draw_report(tournament, number)
+            | _end_report(tournament, number)
             | _games_report(tournament, number)
             for number, state in sorted(tournament.rounds.items())
         ],
@@ -106,7 +107,22 @@ def _draw_report(tournament: Tournament, round_number: int) -> dict[str, Any]:
         {"segment": segment, "player": player, "drawn_table": drawn_at, "seated_table": seated}
         for segment, player, drawn_at, seated in tournament.draw_deviations(round_number)
     ]
-    return {"draw": {"seed": drawn.seed, "repeats": drawn.repeats, "deviations": deviations}}
+    shown_draw: dict[str, Any] = {
+        "seed": drawn.seed,
+        "repeats": drawn.repeats,
+        "deviations": deviations,
+    }
+    superseded = tournament.rounds[round_number].superseded_draws
+    if superseded:
+        # a redraw before the round's first deal or hand: the draws it replaced, in order
+        shown_draw["superseded"] = [earlier.seed for earlier in superseded]
+    return {"draw": shown_draw}
+
+
+def _end_report(tournament: Tournament, round_number: int) -> dict[str, Any]:
+    """Why the organizer ended the round with tables unplayed or unfinished, if they had to."""
+    ended = tournament.rounds[round_number].ended
+    return {} if ended is None or ended.reason is None else {"end_reason": ended.reason}
 
 
 def _games_report(tournament: Tournament, round_number: int) -> dict[str, Any]:

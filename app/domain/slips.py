@@ -15,10 +15,10 @@ class Slip:
     player: PlayerId
     name: str
     country: str | None
-    group: str | None  # round 1 only (rule FM-2)
+    group: str | None  # a round played in groups only: round 1 (rule FM-2)
     substitute: bool
     round: int
-    segment_kind: str  # "half", "quarter" or "session"
+    segment_kind: str  # "half", "quarter", "session" or "game" (Ari Ari)
     tables: tuple[int | None, ...]  # one per segment; None where no seat is known
 
 
@@ -41,7 +41,8 @@ def seating_slips(
                 player=player,
                 name=registered.name,
                 country=registered.country,
-                group=registered.group if round_format.number == 1 else None,
+                # rule FM-2: only a round played in groups (round 1, not Ari Ari's) names one
+                group=registered.group if round_format.groups > 1 else None,
                 substitute=registered.substitute,
                 round=round_format.number,
                 segment_kind=round_format.segment_kind,

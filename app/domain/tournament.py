@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -18,7 +18,7 @@ from typing import Literal
 
 from app.domain import clocks
 from app.domain.ariari import AriAriResult, Game, game_dealer, with_table_state
-from app.domain.draw import RoundDraw, draw_round
+from app.domain.draw import PLAYERS_PER_TABLE, RoundDraw, draw_round, unfilled_tables
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format, RoundFormat
 from app.domain.hands import PlayerId, Settlement
@@ -118,6 +118,13 @@ class RoundState:
     # (segment, player) -> table
     seat_of: dict[tuple[int, PlayerId], int] = dataclasses.field(default_factory=dict)
     draw: RoundDraw | None = None  # rule SE-1
+    # earlier draws of the round, replaced by a redraw before its first deal or hand
+    superseded_draws: list[RoundDraw] = dataclasses.field(default_factory=list)
+    # a table's clock rulings given before a redraw (the TV table's extension, PN-2):
+    # the redraw reseats the table, the table keeps them
+    carried_rulings: dict[TableKey, tuple[timedelta, bool]] = dataclasses.field(
+        default_factory=dict
+    )
     closed: set[tuple[str, int]] = dataclasses.field(default_factory=set)  # (group, segment)
     drawn_table: dict[tuple[int, PlayerId], int] = dataclasses.field(default_factory=dict)
     table_group: dict[int, str] = dataclasses.field(default_factory=dict)
@@ -173,6 +180,53 @@ class RoundState:
             ended=self.ended is not None,
             draw_seed=self.ended.draw_seed if self.ended else None,
         )
+
+
+@dataclass(frozen=True)
+class UnfinishedTable:
+    """A table of a round that has not played its segment out: fewer hands than the
+    segment's count (WSOM), or a game that has not ended (Ari Ari, rule AA-12)."""
+
+    group: str  # "" when the round is not played in groups
+    segment: int
+    table: int
+    hands: int
+    planned: int | None  # None for an Ari Ari game, which ends by its rules
+
+    def describe(self) -> str:
+        where = f"table {self.table}, segment {self.segment}" + (
+            f" of group {self.group}" if self.group else ""
+        )
+        if self.planned is None:
+            return f"{where}: its game has not ended ({self.hands} hands)"
+        return f"{where}: {self.hands} of {self.planned} hands"
+
+
+class RoundUnfinished(IllegalMove):
+    """A round end asked for while tables have not played their segments out: it needs the
+    organizer's confirmation and a reason (the `round_end` line's `reason`)."""
+
+    def __init__(self, round_number: int, rule: str, tables: Sequence[UnfinishedTable]) -> None:
+        listed = "; ".join(table.describe() for table in tables[:_LISTED_IN_A_MESSAGE])
+        more = len(tables) - _LISTED_IN_A_MESSAGE
+        if not tables:
+            what = f"round {round_number} has no seated table: nobody has played it"
+        else:
+            what = (
+                f"round {round_number} has {len(tables)} unplayed or unfinished "
+                f"table(s): {listed}" + (f" and {more} more" if more > 0 else "")
+            )
+        super().__init__(
+            rule,
+            "confirm_unfinished",
+            f"{what}; ending it ranks those players on what they have played. "
+            "Confirm with a reason to end the round anyway",
+        )
+        self.round = round_number
+        self.tables = tuple(tables)
+
+
+_LISTED_IN_A_MESSAGE = 8
 
 
 @dataclass(frozen=True)
@@ -370,11 +424,99 @@ class Tournament:
     def _record_draw(self, event: DrawRecorded) -> None:
         state = self._open_round(event.round)
         if state.draw is not None:
-            # rule SE-1: the draw is recorded once; its seed reproduces it
-            raise IllegalMove(
-                "SE-1", "round", f"round {event.round} was drawn already (seed {state.draw.seed!r})"
-            )
+            fixed = self._draw_fixed(state)
+            if fixed is not None:
+                raise fixed
+            self._supersede_draw(state)
         state.draw = draw_round(state.format, self.round_groups(state), event.seed)
+
+    @classmethod
+    def _draw_fixed(cls, state: RoundState) -> IllegalMove | None:
+        """rule SE-1: once play has begun a round's draw stands (its seed reproduces it)."""
+        started = cls._first_play(state)
+        if state.draw is None or started is None:
+            return None
+        return IllegalMove(
+            "SE-1",
+            "round",
+            f"round {state.number} has started ({started}); its draw "
+            f"(seed {state.draw.seed!r}) is fixed",
+        )
+
+    @staticmethod
+    def _first_play(state: RoundState) -> str | None:
+        """What shows that a round's play has begun, in words; None before its first deal,
+        hand or early start at any table (a hand voided since still counts)."""
+        for (segment, number), table in sorted(state.tables.items()):
+            where = f"table {number}, segment {segment}"
+            if table.entered:
+                return f"a hand at {where}"
+            if table.deals:
+                return f"a deal at {where}"
+            if table.early_start is not None:
+                return f"an early start at {where}"
+        return None
+
+    @staticmethod
+    def _supersede_draw(state: RoundState) -> None:
+        """A redraw before play: the earlier draw and every seating of the round give way to
+        the new draw's seatings, which follow it in the log. The log keeps the old lines."""
+        assert state.draw is not None
+        state.superseded_draws.append(state.draw)
+        for key, table in state.tables.items():
+            if table.extension or table.play_all:
+                state.carried_rulings[key] = (table.extension, table.play_all)
+        state.tables.clear()
+        state.seat_of.clear()
+        state.table_group.clear()
+
+    def draw_refusal(self, round_number: int) -> RuleViolation | None:
+        """Why round `round_number` cannot be drawn (or redrawn) now, or None if it can:
+        what the server checks before it records a draw, and what the console shows beside
+        a button it disables. A replay accepts any draw line the rules allow (an old log
+        may hold a draw of nobody); the server no longer writes one."""
+        state = self.rounds.get(round_number)
+        if state is None:
+            return IllegalMove("FM-1", "round", f"round {round_number} has not begun")
+        if state.ended is not None:
+            return IllegalMove("SE-1", "round", f"round {round_number} has ended")
+        fixed = self._draw_fixed(state)
+        if fixed is not None:
+            return fixed
+        groups = self.round_groups(state)
+        seated = sum(len(players) for players in groups.values())
+        if seated < PLAYERS_PER_TABLE:
+            return IllegalMove(
+                "FM-9",
+                "players",
+                f"round {round_number} has {seated} registered player(s); a draw needs at "
+                f"least one full table of {PLAYERS_PER_TABLE}: register the players first",
+            )
+        advance = state.format.advance
+        if advance is not None and len(state.field) <= advance:
+            return IllegalMove(
+                "FM-6",
+                "players",
+                f"round {round_number} advances {advance}, so its field needs more than "
+                f"{advance} players (substitutes do not count); {len(state.field)} are "
+                "registered: register more players or choose a format that advances fewer",
+            )
+        return unfilled_tables(state.format, groups)
+
+    def unfinished_tables(self, round_number: int) -> list[UnfinishedTable]:
+        """Every table of the round, in every segment whether closed or still open, that has
+        played fewer hands than its segment's count (WSOM), or whose game has not ended
+        (Ari Ari, rule AA-12): what a round end lists and asks the organizer to confirm."""
+        state = self.rounds[round_number]
+        planned = state.format.hands_per_segment
+        out = []
+        for (segment, number), table in sorted(state.tables.items()):
+            if table.game is not None:
+                if table.game.ended is None:
+                    out.append(UnfinishedTable(table.group, segment, number, table.last_hand, None))
+            elif len(table.hands) < planned:
+                out.append(UnfinishedTable(table.group, segment, number, len(table.hands), planned))
+        return out
 
     def draw_deviations(self, round_number: int) -> list[tuple[int, PlayerId, int | None, int]]:
         """Seatings that differ from the recorded draw: (segment, player, drawn table or None,
@@ -604,7 +746,9 @@ class Tournament:
         if state.number == 1 and len(groups) > 1:
             # rule FM-2: round 1's groups play apart, each numbering its own segments
             raise MalformedInput("FM-2", "seats", "in round 1 a table seats players of one group")
-        group = groups.pop() if state.number == 1 else ""
+        # A round not played in groups (every round after 1, and round 1 of a format such as
+        # Ari Ari's) keys its tables, schedules and closed segments by no group at all.
+        group = groups.pop() if state.format.groups > 1 else ""
         key = (event.segment, event.table)
         if event.cycle is not None and event.cycle > 1:
             self._seat_cycle(state, event, key)
@@ -639,6 +783,8 @@ class Tournament:
             state.seat_of[(event.segment, player)] = event.table
         state.table_group[event.table] = group
         seated = TableSegment(group, event.seats)
+        if existing is None and key in state.carried_rulings:
+            seated.extension, seated.play_all = state.carried_rulings.pop(key)
         # an Ari Ari table's game starts at its seating (rule AA-1)
         seated.replay(self._play(seated, {}, 1), state)
         state.tables[key] = seated

@@ -12,7 +12,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from app.domain.slips import Slip
 
-SEGMENT_TITLES = {"half": "Half", "quarter": "Quarter", "session": "Session"}
+SEGMENT_TITLES = {"half": "Half", "quarter": "Quarter", "session": "Session", "game": "Game"}
 
 
 def _environment() -> Environment:

@@ -30,14 +30,15 @@ from app.domain.log import (
     format_time,
     parse_event,
 )
-from app.domain.tournament import RoundState, Tournament
+from app.domain.tournament import RoundState, RoundUnfinished, Tournament
 from app.services.store import Appended, Author, TournamentStore
 
 ADMIN = Author("admin")
 
-# The columns of a registration CSV (CONTRACT §1 `player` fields).
-CSV_REQUIRED = ("id", "name", "group")
-CSV_OPTIONAL = ("country", "substitute")
+# The columns of a registration CSV (CONTRACT §1 `player` fields). The group may be left
+# out where round 1 is not played in groups (rule FM-2): every player is then in group A.
+CSV_REQUIRED = ("id", "name")
+CSV_OPTIONAL = ("group", "country", "substitute")
 _CANONICAL_INTEGER = re.compile(r"0|[1-9][0-9]*")
 _TRUE = {"1", "true", "yes", "y", "x"}
 _FALSE = {"", "0", "false", "no", "n"}
@@ -128,10 +129,11 @@ def register_players(
     """Every registration in one append: all of them, or none (CONTRACT §1 `player`)."""
     if not rows:
         raise MalformedInput("CONTRACT §1", "body", "lists no players")
+    groups = store.read(tournament_id, lambda t, _: t.format.round(1).group_names)
     events: list[PlayerRegistered] = []
     for row in rows:
         try:
-            event = line_event("player", row.fields)
+            event = line_event("player", _with_group(row.fields, groups))
         except RuleViolation as violation:
             raise _row_error(row, violation) from violation
         assert isinstance(event, PlayerRegistered)
@@ -140,10 +142,26 @@ def register_players(
     return append(store, tournament_id, events)
 
 
+def _with_group(fields: Mapping[str, Any], groups: Sequence[str]) -> Mapping[str, Any]:
+    """A registration's fields with its group: the one group of a round 1 that is not
+    played in groups when the row names none, as the log's `player` line needs one."""
+    if fields.get("group") not in (None, ""):
+        return fields
+    if len(groups) == 1:
+        return {**fields, "group": groups[0]}
+    raise MalformedInput(
+        "FM-2",
+        "group",
+        f"round 1 of this format is played in groups {' and '.join(groups)}; "
+        "name each player's group",
+    )
+
+
 def csv_player_rows(text: str) -> list[PlayerRow]:
-    """The rows of a registration CSV (header id,name,group,country,substitute; country and
-    substitute may be left out). An id written as a plain integer ("17") is registered as
-    the integer 17, as logs written by other programs name it; any other id stays a string."""
+    """The rows of a registration CSV (header id,name,group,country,substitute; group,
+    country and substitute may be left out, group only where round 1 has no groups). An id
+    written as a plain integer ("17") is registered as the integer 17, as logs written by
+    other programs name it; any other id stays a string."""
     reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
     header = [name.strip() for name in reader.fieldnames or ()]
     missing = [name for name in CSV_REQUIRED if name not in header]
@@ -175,11 +193,9 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
             continue  # a blank row carries nothing
         if not cells["id"]:
             raise LogError(line, MalformedInput("CONTRACT §1", "id", "is empty"))
-        fields: dict[str, Any] = {
-            "id": _csv_id(cells["id"]),
-            "name": cells["name"],
-            "group": cells["group"],
-        }
+        fields: dict[str, Any] = {"id": _csv_id(cells["id"]), "name": cells["name"]}
+        if cells.get("group"):
+            fields["group"] = cells["group"]
         if cells.get("country"):
             fields["country"] = cells["country"]
         substitute = cells.get("substitute", "").lower()
@@ -234,12 +250,11 @@ def draw(
 
     def drawn(tournament: Tournament, _: int) -> RoundDraw:
         state = _round_to_play(tournament, round_number, "SE-1")
-        if state.draw is not None:
-            raise IllegalMove(
-                "SE-1",
-                "round",
-                f"round {round_number} was drawn already (seed {state.draw.seed!r})",
-            )
+        # at least a full table of players, and a round that has not started: a redraw
+        # replaces the draw (the log keeps the one it replaces)
+        refusal = tournament.draw_refusal(round_number)
+        if refusal is not None:
+            raise refusal
         return draw_round(state.format, tournament.round_groups(state), chosen)
 
     result = store.read(tournament_id, drawn)
@@ -313,20 +328,39 @@ def open_segment(
 
 
 def end_round(
-    store: TournamentStore, tournament_id: int, round_number: int, draw_seed: str | None
+    store: TournamentStore,
+    tournament_id: int,
+    round_number: int,
+    draw_seed: str | None,
+    *,
+    confirm_unfinished: bool = False,
+    reason: str | None = None,
 ) -> tuple[Appended, RoundEnded]:
     """Close a round. When players are still level at the cut after the tie-break and no
     seed was given, the server draws one (rule ST-5): the `round_end` line records it, so
-    anyone can rerun the draw and get the same outcome."""
+    anyone can rerun the draw and get the same outcome.
+
+    A round with a table that has not played its segment out (or with no table at all) is
+    refused with those tables listed (RoundUnfinished), unless the organizer confirms with
+    a reason, which the `round_end` line keeps."""
+    if confirm_unfinished and (reason is None or not reason.strip()):
+        raise MalformedInput(
+            "FM-1",
+            "reason",
+            "ending a round with unplayed or unfinished tables needs a reason for the log",
+        )
 
     def seed_needed(tournament: Tournament, _: int) -> bool:
-        _round_to_play(tournament, round_number, "FM-1")
+        state = _round_to_play(tournament, round_number, "FM-1")
+        unfinished = tournament.unfinished_tables(round_number)
+        if (unfinished or not state.tables) and not confirm_unfinished:
+            raise RoundUnfinished(round_number, state.format.shape_rule, unfinished)
         cut = tournament.standings(round_number).cut
         return cut is not None and cut.tie is not None and cut.tie.draw_pending
 
-    fields = {"round": round_number, "draw_seed": draw_seed}
+    fields = {"round": round_number, "draw_seed": draw_seed, "reason": reason}
     line_event("round_end", fields)  # a bad seed is refused before the standings are ranked
-    if draw_seed is None and store.read(tournament_id, seed_needed):
+    if store.read(tournament_id, seed_needed) and draw_seed is None:
         fields["draw_seed"] = new_seed()
     event = line_event("round_end", fields)
     assert isinstance(event, RoundEnded)

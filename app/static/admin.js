@@ -243,9 +243,14 @@ function wireForms() {
   onSubmit("draw-form", async (data) => {
     const seed = text(data, "seed");
     const round = currentRound();
+    const redraw = Boolean(view.state.draw);
+    if (redraw && !data.get("redraw")) {
+      // every seat changes: slips printed from the draw it replaces are wrong
+      throw new Error("tick “replace the draw” to redraw: every seat changes, print new slips");
+    }
     const drawn = await post(api(`/rounds/${round}/draw`), seed ? { seed } : {});
     activity(
-      `Round ${drawn.round} drawn with seed ${drawn.seed}` +
+      `Round ${drawn.round} ${redraw ? "redrawn" : "drawn"} with seed ${drawn.seed}` +
         `${seed ? "" : " (drawn by the server)"}: ` +
         `${drawn.seatings.length} seatings, ${drawn.repeats} unavoidable repeat meetings`,
     );
@@ -305,7 +310,7 @@ function wireForms() {
       segment: integer(data, "segment"),
       start: new Date(text(data, "start")).toISOString().replace(/\.\d{3}Z$/, "Z"),
     };
-    if (currentRound() === 1) body.group = text(data, "group");
+    if (view.state.groups.length) body.group = text(data, "group");
     await post(api("/schedule"), body);
     activity(`Segment ${body.segment} scheduled to start at ${body.start}`);
   });
@@ -367,20 +372,23 @@ function wireForms() {
   });
   $("#standings-all").addEventListener("change", renderStandings);
 
-  $("#end-arm").addEventListener("click", () => {
-    $("#end-warning").textContent =
-      `Ending round ${currentRound()} fixes its standings, the cut and the carry-over. ` +
-      "It cannot be undone.";
-    $("#end-confirm").hidden = false;
-    $("#end-button").focus();
-  });
+  $("#end-arm").addEventListener("click", armRoundEnd);
   $("#end-cancel").addEventListener("click", () => {
     $("#end-confirm").hidden = true;
   });
   onSubmit("end-form", async (data) => {
     const seed = text(data, "draw_seed");
     const round = currentRound();
-    const ended = await post(api(`/rounds/${round}/end`), seed ? { draw_seed: seed } : {});
+    const body = seed ? { draw_seed: seed } : {};
+    if (!$("#end-unfinished").hidden) {
+      // The server refuses this round end without both (it lists the tables again).
+      if (!data.get("confirm_unfinished")) {
+        throw new Error("tick the box to end the round with these tables as they are");
+      }
+      if (!text(data, "reason")) throw new Error("give the reason, for the log");
+      Object.assign(body, { confirm_unfinished: true, reason: text(data, "reason") });
+    }
+    const ended = await post(api(`/rounds/${round}/end`), body);
     $("#end-confirm").hidden = true;
     $("#end-form").reset();
     showRoundEnd(ended);
@@ -388,6 +396,9 @@ function wireForms() {
     view.shownStandings = ended.standings;
     activity(
       `Round ${ended.round} ended` +
+        (ended.reason
+          ? ` with ${ended.unfinished.length} table(s) unfinished: ${ended.reason}`
+          : "") +
         (ended.draw_seed ? `; the draw at the cut used seed ${ended.draw_seed}` : ""),
     );
   });
@@ -540,7 +551,8 @@ function renderTournament() {
         { class: r.round === summary.current_round ? "current" : null },
         el("td", {}, r.advance === null ? `${r.round} (final)` : r.round),
         el("td", {}, `${r.segments} ${plural(r.segment_kind, r.segments)}`,
-          ` × ${r.hands_per_segment} hands`),
+          // an Ari Ari game ends by its rules, not after a number of hands (rule AA-12)
+          r.segment_kind === "game" ? "" : ` × ${r.hands_per_segment} hands`),
         el("td", { class: "num" }, r.advance ?? "–"),
         el("td", {}, r.ended ? "ended" : r.begun ? "being played" : "–"),
       ),
@@ -564,14 +576,19 @@ const plural = (kind, count) => (count === 1 ? kind : kind === "half" ? "halves"
 
 function renderPlayers() {
   const players = view.state.players;
+  const grouped = view.state.registration_groups.length > 0; // rule FM-2
   const groups = {};
   for (const player of players) groups[player.group] = (groups[player.group] ?? 0) + 1;
+  const byGroup = Object.entries(groups)
+    .map(([group, count]) => `group ${group} ${count}`)
+    .join(", ");
   $("#players-count").textContent = players.length
-    ? `${players.length} registered: ` +
-      Object.entries(groups)
-        .map(([group, count]) => `group ${group} ${count}`)
-        .join(", ")
+    ? `${players.length} registered${grouped ? `: ${byGroup}` : ""}`
     : "Nobody is registered yet.";
+  $("#players-no-group").hidden = grouped;
+  $("#players-text").placeholder = grouped
+    ? "id,name,group,country,substitute\n1,Aiko Ahn,A,JP,\n2,Bram de Vries,B,NL,"
+    : "id,name,country,substitute\n1,Aiko Ahn,JP,\n2,Bram de Vries,NL,";
   $("#players tbody").replaceChildren(
     ...players.map((p) =>
       el(
@@ -579,7 +596,7 @@ function renderPlayers() {
         {},
         el("td", {}, p.id),
         el("td", {}, p.name),
-        el("td", {}, p.group),
+        el("td", {}, grouped ? p.group : "–"),
         el("td", {}, p.country ?? ""),
         el("td", {}, p.substitute ? "substitute" : ""),
       ),
@@ -596,9 +613,18 @@ function renderMoney() {
   $("#rate-now").textContent = `Now ${rate}${why}.`;
 }
 
+// The server refuses a draw without a full table of players, and a redraw once the round
+// has started (rules FM-9, SE-1); the button says so before anyone clicks it.
 function renderDraw() {
-  const { draw, round } = view.state;
-  $("#draw-button").textContent = `Draw round ${round}`;
+  const { draw, round, draw_refused: refused } = view.state;
+  const button = $("#draw-button");
+  button.textContent = draw ? `Redraw round ${round}` : `Draw round ${round}`;
+  button.disabled = Boolean(refused);
+  button.title = refused ?? "";
+  const earlier = draw?.superseded.length
+    ? ` It replaced the draw${draw.superseded.length > 1 ? "s" : ""} with seed ` +
+      `${draw.superseded.join(", ")}, which the log keeps.`
+    : "";
   $("#draw-now").replaceChildren(
     draw
       ? el(
@@ -606,14 +632,20 @@ function renderDraw() {
           { class: "ok" },
           `Round ${round} is drawn: seed `,
           el("span", { class: "seed" }, draw.seed),
-          `, ${draw.repeats} unavoidable repeat meetings (rule SE-2).`,
+          `, ${draw.repeats} unavoidable repeat meetings (rule SE-2).${earlier}`,
+          refused ? "" : " It can be redrawn until its first deal or hand: print the slips after.",
         )
       : el("span", { class: "muted" }, `Round ${round} is not drawn yet.`),
   );
+  $("#redraw-check").hidden = !draw || Boolean(refused);
+  $("#redraw").checked = false;
+  const why = $("#draw-refused");
+  why.hidden = !refused;
+  why.textContent = refused ? `${draw ? "No redraw" : "No draw"} now: ${refused}` : "";
 }
 
 function renderSegments() {
-  const { segments, round } = view.state;
+  const { segments } = view.state;
   $("#segments tbody").replaceChildren(
     ...segments.map((s) =>
       el(
@@ -636,7 +668,12 @@ function renderSegments() {
       ),
     ),
   );
-  $("#schedule-form [data-groups]").hidden = round !== 1;
+  const { groups } = view.state;
+  $("#schedule-form [data-groups]").hidden = !groups.length;
+  const select = $("#schedule-group");
+  if ([...select.options].map((o) => o.value).join() !== groups.join()) {
+    select.replaceChildren(...groups.map((group) => el("option", {}, group)));
+  }
 }
 
 const action = (act, segment) => ({ act, segment: segment.segment, group: segment.group ?? "" });
@@ -662,11 +699,18 @@ function renderClocks() {
         { class: `clock ${row.phase}`, dataset: { table: row.table } },
         el("div", {}, `Table ${row.table} · seg ${row.segment}`, row.play_all && " · play all"),
         el("b", {}, shown),
-        ` ${row.phase.replace("_", " ")} · ${row.hands_completed}/${row.planned_hands}`,
+        ` ${row.phase.replace("_", " ")} · ${handsOf(row)}`,
       );
     }),
   );
   if (!rows.length) $("#clocks").append(el("p", { class: "muted" }, "No table is seated yet."));
+}
+
+// An Ari Ari game ends by its rules (AA-12): its clock's planned hands is only a cap.
+function handsOf(row) {
+  const kind = view.summary?.rounds.find((r) => r.round === row.round)?.segment_kind;
+  if (kind === "game" && row.phase !== "finished") return `${row.hands_completed} hands`;
+  return `${row.hands_completed}/${row.planned_hands}`;
 }
 
 function renderRulings() {
@@ -722,7 +766,10 @@ function renderStandings() {
   }
   const rows = round.standings;
   const advance = round.cut?.advance ?? null;
-  const tied = new Set((round.cut?.tie?.players ?? []).map(String));
+  // A tie of a whole field (everyone on 0 before the first hand) keeps only the rows at
+  // the cut; a tie of a few keeps all of them.
+  const tiePlayers = round.cut?.tie?.players ?? [];
+  const tied = new Set((tiePlayers.length <= NAMES_IN_FULL ? tiePlayers : []).map(String));
   const every = $("#standings-all").checked;
   const keep = (row) =>
     every ||
@@ -741,7 +788,7 @@ function renderStandings() {
   body.replaceChildren(...out);
   const tie = $("#tie");
   tie.hidden = !round.cut?.tie;
-  tie.replaceChildren(...(round.cut?.tie ? tieReport(round.cut.tie, round.ended) : []));
+  tie.replaceChildren(...(round.cut?.tie ? tieReport(round.cut.tie, round) : []));
 }
 
 function liveRound() {
@@ -782,7 +829,23 @@ const gapRow = (count) =>
   el("tr", { class: "gap" }, el("td", { colspan: 8 }, `… ${count} more`, plural(" player", count)));
 
 // rule ST-7: how the tie-break on winning hands (ST-4) and the draw (ST-5) decide a tie.
-function tieReport(tie, ended) {
+// Compact until the tie is real: before anyone has scored, the whole field is level at the
+// line, and a list of every name says nothing. No name is listed twice.
+function tieReport(tie, round) {
+  const ended = round.ended;
+  const scored = round.standings.some((row) => row.play !== "0");
+  if (!ended && !scored) {
+    return [
+      el(
+        "p",
+        {},
+        el("b", {}, "No score yet: "),
+        `all ${tie.players.length} players are level at ${tie.total}; ` +
+          `${tie.places} of them advance. The tie-break on winning hands (rule ST-4) and ` +
+          "any draw (rule ST-5) show here once the hands have separated them.",
+      ),
+    ];
+  }
   const hands = (player) => tie.hands[String(player)] ?? [];
   const withHands = tie.players.filter((player) => hands(player).length);
   const lines = [
@@ -790,24 +853,34 @@ function tieReport(tie, ended) {
       "p",
       {},
       el("b", {}, `Level at ${tie.total} across the cut: `),
-      `${names(tie.players)}; ${tie.places} of ${tie.players.length} advance.`,
+      `${tie.players.length} players, ${tie.places} of them advance.`,
     ),
+    namesShown(tie.players, "The players level at the line"),
+  ];
+  const others = tie.players.length - withHands.length;
+  const shownHands = withHands.slice(0, NAMES_IN_FULL);
+  lines.push(
     el(
       "p",
       {},
       "Winning hands this round (rule ST-4): ",
       withHands.length
-        ? withHands.map((player) => `${nameOf(player)}: ${hands(player).join(", ")}`).join(" · ") +
-            (withHands.length < tie.players.length ? " · the others none" : "")
+        ? shownHands.map((player) => `${nameOf(player)}: ${hands(player).join(", ")}`).join(" · ") +
+            (withHands.length > shownHands.length
+              ? ` · ${withHands.length - shownHands.length} more with hands`
+              : "") +
+            (others ? ` · the other ${others} none` : "")
         : "none among them.",
     ),
-  ];
+  );
   if (tie.advance_by_hands.length) {
-    lines.push(el("p", {}, `Through on their hands: ${names(tie.advance_by_hands)}.`));
+    lines.push(el("p", {}, `Through on their hands: ${compactNames(tie.advance_by_hands)}.`));
   }
   if (tie.draw_among.length) {
     const among =
-      `A draw (rule ST-5) among ${names(tie.draw_among)} for ${tie.draw_places} place(s)`;
+      `A draw (rule ST-5) among ${tie.draw_among.length === tie.players.length
+        ? "all of them"
+        : compactNames(tie.draw_among)} for ${tie.draw_places} place(s)`;
     if (tie.draw_winners) {
       lines.push(
         el(
@@ -815,7 +888,7 @@ function tieReport(tie, ended) {
           { class: "draw" },
           `${among}: seed `,
           el("span", { class: "seed" }, tie.draw_seed),
-          ` → ${names(tie.draw_winners)} advance.`,
+          ` → ${compactNames(tie.draw_winners)} advance.`,
         ),
       );
     } else {
@@ -825,6 +898,63 @@ function tieReport(tie, ended) {
     }
   }
   return lines;
+}
+
+const NAMES_IN_FULL = 12;
+
+// A few names in the sentence; more as a count (their names are in the list above).
+const compactNames = (players) =>
+  players.length <= NAMES_IN_FULL ? names(players) : `${players.length} players`;
+
+// Every name once: in the open for a few, folded away for many.
+function namesShown(players, label) {
+  if (players.length <= NAMES_IN_FULL) return el("p", { class: "tied-names" }, names(players));
+  return el(
+    "details",
+    { class: "tied-names" },
+    el("summary", {}, `${label} (${players.length})`),
+    el("p", {}, names(players)),
+  );
+}
+
+// Before a round end: what it fixes and, where tables have not played their segments out,
+// each of them, with the confirmation and the reason the server asks for.
+function armRoundEnd() {
+  const round = currentRound();
+  const { unfinished, segments } = view.state;
+  const seated = segments.some((s) => s.tables.length);
+  const short = unfinished.length > 0 || !seated;
+  const fixes =
+    `Ending round ${round} fixes its standings, the cut and the carry-over. ` +
+    "It cannot be undone.";
+  let warning = fixes;
+  if (!seated) {
+    warning = `Round ${round} has no seated table: nobody has played it. ${fixes}`;
+  } else if (short) {
+    warning =
+      `${unfinished.length} table${unfinished.length === 1 ? " has" : "s have"} not played ` +
+      "out: ending now ranks their players on what they have played, and a draw at the " +
+      `cut (rule ST-5) may decide between players who never played. ${fixes}`;
+  }
+  $("#end-warning").textContent = warning;
+  $("#end-tables").replaceChildren(...unfinished.map((t) => el("li", {}, describeTable(t))));
+  $("#end-unfinished").hidden = !short;
+  $("#end-anyway").checked = false;
+  $("#end-reason").value = "";
+  $("#end-confirm").hidden = false;
+  (short ? $("#end-anyway") : $("#end-button")).focus();
+}
+
+function describeTable(t) {
+  const where = `Table ${t.table}, ${view.summary ? segmentWord() : "segment"} ${t.segment}` +
+    (t.group ? ` of group ${t.group}` : "");
+  if (t.planned === null) return `${where}: game not ended after ${t.hands} hands`;
+  return `${where}: ${t.hands} of ${t.planned} hands${t.hands ? "" : " (not played)"}`;
+}
+
+function segmentWord() {
+  const shown = view.summary.rounds.find((r) => r.round === currentRound());
+  return shown?.segment_kind ?? "segment";
 }
 
 // The answer of a round end: the cut, and the draw if the tie needed one.
@@ -854,7 +984,7 @@ function showRoundEnd(ended) {
       ),
     );
   }
-  if (cut?.tie) parts.push(...tieReport(cut.tie, true));
+  if (cut?.tie) parts.push(...tieReport(cut.tie, round));
   else parts.push(el("p", {}, "No tie at the line: no draw was needed."));
   panel.replaceChildren(...parts);
   panel.hidden = false;

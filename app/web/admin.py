@@ -7,7 +7,7 @@ transaction and answers with the new version and the lines it appended.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.domain.draw import RoundDraw
 from app.domain.replay import standings_report
+from app.domain.tournament import UnfinishedTable
 from app.services import admin
 from app.services.admin import PlayerRow
 from app.services.store import Appended
@@ -98,7 +99,10 @@ class PlayerBody(AdminRequest):
 
     id: PlayerRef
     name: str
-    group: str
+    group: str | None = Field(
+        default=None,
+        description='"A" or "B"; may be left out where round 1 has no groups (rule FM-2)',
+    )
     substitute: bool = False
     country: str | None = None
 
@@ -166,13 +170,52 @@ class RoundEndBody(AdminRequest):
         default=None,
         description="Seed of the draw at the cut; the server draws one if it is needed (ST-5)",
     )
+    confirm_unfinished: bool = Field(
+        default=False,
+        description="End the round although tables have not played their segments out "
+        "(the 409 answer lists them); needs a reason",
+    )
+    reason: str | None = Field(
+        default=None, description="Why, when confirm_unfinished; the round_end line keeps it"
+    )
+
+
+class UnfinishedTableAnswer(BaseModel):
+    group: str | None = Field(description="Round 1 of a format played in groups only")
+    segment: int
+    table: int
+    hands: int = Field(description="Hands played")
+    planned: int | None = Field(description="The segment's hands; null for an Ari Ari game")
+
+
+class RoundUnfinishedProblem(Problem):
+    """409 to a round end without confirmation: the tables that have not played out."""
+
+    tables: list[UnfinishedTableAnswer]
 
 
 class RoundEndAnswer(Recorded):
     round: int
     draw_seed: str | None
     seed_generated: bool
+    reason: str | None = Field(description="Recorded with a confirmed early end")
+    unfinished: list[UnfinishedTableAnswer] = Field(
+        description="The tables that had not played out when the round ended"
+    )
     standings: RoundStandings
+
+
+def unfinished_answer(tables: Iterable[UnfinishedTable]) -> list[UnfinishedTableAnswer]:
+    return [
+        UnfinishedTableAnswer(
+            group=table.group or None,
+            segment=table.segment,
+            table=table.table,
+            hands=table.hands,
+            planned=table.planned,
+        )
+        for table in tables
+    ]
 
 
 class TokenBody(AdminRequest):
@@ -344,7 +387,10 @@ def give_penalty(tournament_id: TournamentId, body: PenaltyBody, store: StoreDep
 
 
 @router.post(
-    "/{tournament_id}/rounds/{round_number}/end", status_code=201, response_model=RoundEndAnswer
+    "/{tournament_id}/rounds/{round_number}/end",
+    status_code=201,
+    response_model=RoundEndAnswer,
+    responses={409: {"model": RoundUnfinishedProblem}},
 )
 def end_round(
     tournament_id: TournamentId,
@@ -354,20 +400,32 @@ def end_round(
 ) -> RoundEndAnswer:
     """Close a round: its standings, the cut and the carry-over into the next (rules ST-1
     to ST-7, SC-3). A tie at the cut that the hands leave level is drawn (ST-5): with the
-    seed given, or one the server draws and records."""
-    given = body.draw_seed if body is not None else None
-    appended, event = admin.end_round(store, tournament_id, round_number, given)
-    ended = store.read(
+    seed given, or one the server draws and records. A table that has not played its
+    segment out (fewer hands than planned, an Ari Ari game not ended) gets a 409 that lists
+    every such table, unless `confirm_unfinished` comes with a `reason`."""
+    body = body or RoundEndBody()
+    appended, event = admin.end_round(
+        store,
         tournament_id,
-        lambda t, _: standings_report(
-            t.standings(round_number), t.rounds[round_number].format.advance
+        round_number,
+        body.draw_seed,
+        confirm_unfinished=body.confirm_unfinished,
+        reason=body.reason,
+    )
+    ended, unfinished = store.read(
+        tournament_id,
+        lambda t, _: (
+            standings_report(t.standings(round_number), t.rounds[round_number].format.advance),
+            t.unfinished_tables(round_number),
         ),
     )
     return RoundEndAnswer(
         **recorded_fields(appended),
         round=round_number,
         draw_seed=event.draw_seed,
-        seed_generated=given is None and event.draw_seed is not None,
+        seed_generated=body.draw_seed is None and event.draw_seed is not None,
+        reason=event.reason,
+        unfinished=unfinished_answer(unfinished),
         standings=RoundStandings(**ended),
     )
 

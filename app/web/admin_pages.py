@@ -39,6 +39,7 @@ from app.services.feeds import NAMES as FEED_NAMES
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore, token_hash
 from app.web.addresses import loopback_warning, public_base
+from app.web.admin import UnfinishedTableAnswer, unfinished_answer
 from app.web.deps import MAX_NUMBER, AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
 from app.web.pages import render
 from app.web.public import Registration
@@ -121,6 +122,7 @@ class ConsolePenalty(BaseModel):
 class ConsoleDraw(BaseModel):
     seed: str
     repeats: int
+    superseded: list[str] = Field(description="Seeds of the draws a redraw replaced (SE-1)")
 
 
 class ConsoleState(BaseModel):
@@ -136,7 +138,18 @@ class ConsoleState(BaseModel):
     round_one_rate: str = Field(description="Exact (rule SC-3)")
     rate_locked: bool
     round: int = Field(description="The current round")
+    groups: list[str] = Field(description="The current round's groups; none if not in groups")
+    registration_groups: list[str] = Field(
+        description="Round 1's groups, which a registration names; none if not in groups"
+    )
     draw: ConsoleDraw | None
+    draw_refused: str | None = Field(
+        description="Why the current round cannot be drawn (or redrawn) now, naming the rule"
+    )
+    unfinished: list[UnfinishedTableAnswer] = Field(
+        description="The current round's tables that have not played out: ending the round "
+        "needs a confirmation and a reason"
+    )
     in_round: list[PlayerRef] = Field(description="Who may be penalized in the current round")
     segments: list[ConsoleSegment]
     penalties: list[ConsolePenalty]
@@ -157,7 +170,9 @@ def console_state(
 
     def view(tournament: Tournament, version: int) -> ConsoleState:
         state = tournament.current_round
-        groups = state.format.group_names if state.number == 1 else ("",)
+        # rule FM-2: only a round played in groups names them (not an Ari Ari round 1)
+        named = state.format.group_names if state.format.groups > 1 else ()
+        groups = named or ("",)
         segments = []
         for group in groups:
             for segment in range(1, state.format.segments + 1):
@@ -176,6 +191,8 @@ def console_state(
                     )
                 )
         seated = [player for (_, player) in state.seat_of]
+        refused = tournament.draw_refusal(state.number)
+        first = tournament.format.round(1)
         return ConsoleState(
             tournament=tournament_id,
             version=version,
@@ -185,9 +202,17 @@ def console_state(
             round_one_rate=exact(tournament.format.round(1).carry_over_rate),
             rate_locked=tournament.rounds[1].started,
             round=state.number,
+            groups=list(named),
+            registration_groups=list(first.group_names if first.groups > 1 else ()),
             draw=None
             if state.draw is None
-            else ConsoleDraw(seed=state.draw.seed, repeats=state.draw.repeats),
+            else ConsoleDraw(
+                seed=state.draw.seed,
+                repeats=state.draw.repeats,
+                superseded=[earlier.seed for earlier in state.superseded_draws],
+            ),
+            draw_refused=None if refused is None else str(refused),
+            unfinished=unfinished_answer(tournament.unfinished_tables(state.number)),
             in_round=list(dict.fromkeys([*state.field, *seated])),
             segments=segments,
             penalties=[

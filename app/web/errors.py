@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import queries
 from app.domain.errors import IllegalMove, LogError, RuleViolation
+from app.domain.tournament import RoundUnfinished
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
 from app.services.store import TournamentStore
 from app.web.pages import templates
@@ -138,6 +139,23 @@ def install(app: FastAPI) -> None:
         status = 409 if isinstance(error, IllegalMove) else 422
         response = problem(status, str(error), field=error.field, rule=error.rule)
         return await answer(request, response)
+
+    @app.exception_handler(RoundUnfinished)
+    async def round_unfinished(_: Request, error: RoundUnfinished) -> JSONResponse:
+        # the tables a round end would cut short, for the console to list before the
+        # organizer confirms (app.web.admin.RoundUnfinishedProblem)
+        body = Problem(detail=str(error), field=error.field, rule=error.rule).model_dump()
+        body["tables"] = [
+            {
+                "group": table.group or None,
+                "segment": table.segment,
+                "table": table.table,
+                "hands": table.hands,
+                "planned": table.planned,
+            }
+            for table in error.tables
+        ]
+        return JSONResponse(body, status_code=409)
 
     @app.exception_handler(LogError)
     async def log_error(_: Request, error: LogError) -> JSONResponse:

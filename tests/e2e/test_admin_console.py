@@ -98,6 +98,11 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     expect(page.locator("#rounds tbody tr")).to_have_count(3)  # round 1, round 2, the final
     expect(page.locator("#facts")).to_contain_text("custom")
 
+    # 4. Nobody is registered: the draw is not offered, and says why (rule FM-9).
+    expect(page.locator("#draw-button")).to_be_disabled()
+    expect(page.locator("#draw-refused")).to_contain_text("0 registered player(s)")
+    expect(page.locator("#draw-refused")).to_contain_text("FM-9")
+
     # 2. Players: an uploaded file with a bad row is refused, naming it; then a pasted CSV.
     page.set_input_files(
         "#players-file",
@@ -117,9 +122,20 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     page.fill("#prizes-form [name=amounts]", "1000, 500, 300, 200")
     submit(page, "#prizes-form")
     expect(page.locator("#prizes-now")).to_contain_text("1. 1000.00 · 2. 500.00")
+    expect(page.locator("#draw-button")).to_be_enabled()
+    page.fill("#draw-form [name=seed]", "first-try")
+    submit(page, "#draw-form")
+    expect(page.locator("#draw-now")).to_contain_text("seed first-try")
+    # Until the first deal or hand the round can be drawn again; the log keeps the first.
+    expect(page.locator("#draw-button")).to_have_text("Redraw round 1")
     page.fill("#draw-form [name=seed]", "console-e2e")
     submit(page, "#draw-form")
+    expect(page.locator("#draw-form output")).to_contain_text("tick “replace the draw”")
+    page.check("#redraw")
+    submit(page, "#draw-form")
     expect(page.locator("#draw-now")).to_contain_text("seed console-e2e")
+    expect(page.locator("#draw-now")).to_contain_text("replaced the draw with seed first-try")
+    expect(page.locator("#activity")).to_contain_text("Round 1 redrawn with seed console-e2e")
     with page.expect_popup() as opened:
         page.click("#slips-form button[value=html]")
     slips = opened.value
@@ -199,6 +215,10 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     expect(page.locator("#tie")).to_contain_text("for 6 place(s) decides at the round end")
     expect(page.locator("#standings tr.cut-line")).to_contain_text("cut: 8 advance")
     expect(page.locator(f"#clocks [data-table='{a_table}']")).to_contain_text("1/8")
+    # Play has begun: the draw stands (rule SE-1), and the button says why it is off.
+    expect(page.locator("#draw-button")).to_be_disabled()
+    expect(page.locator("#draw-refused")).to_contain_text(f"at table {a_table}, segment 1")
+    expect(page.locator("#draw-refused")).to_contain_text("rule SE-1")
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         page.screenshot(path=str(SCREENS / "admin-console.png"), full_page=True)
 
@@ -207,8 +227,24 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     expect(row).to_contain_text("closed")
 
     # 9. The round ends with a seed the server draws; the answer shows the cut and the draw.
+    # Every table of the four halves has not played out: each is listed, and the round
+    # ends only with the box ticked and a reason, which goes into the log.
     page.click("#end-arm")
     expect(page.locator("#end-confirm")).to_contain_text("cannot be undone")
+    expect(page.locator("#end-warning")).to_contain_text("16 tables have not played out")
+    expect(page.locator("#end-tables li")).to_have_count(16)
+    expect(page.locator("#end-tables")).to_contain_text(
+        f"Table {a_table}, half 1 of group A: 1 of 8 hands"
+    )
+    expect(page.locator("#end-tables")).to_contain_text(
+        f"Table {a_other}, half 1 of group A: 0 of 8 hands (not played)"
+    )
+    page.click("#end-button")
+    expect(page.locator("#end-form output")).to_contain_text("tick the box")
+    page.check("#end-anyway")
+    page.click("#end-button")
+    expect(page.locator("#end-form output")).to_contain_text("give the reason")
+    page.fill("#end-reason", "a short day: one hand a table")
     page.click("#end-button")
     panel = page.locator("#round-end")
     expect(panel).to_contain_text("Round 1 ended")
@@ -238,6 +274,11 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     lines = [json.loads(line) for line in Path(log_download.value.path()).read_text().splitlines()]
     assert lines[0]["type"] == "tournament" and lines[-1]["type"] == "round_end"
     assert lines[-1]["draw_seed"] == tie["draw_seed"]
+    assert lines[-1]["reason"] == "a short day: one hand a table"
+    assert [line["seed"] for line in lines if line["type"] == "draw"] == [
+        "first-try",
+        "console-e2e",
+    ]
     assert {"penalty", "extension", "segment_end", "draw"} <= {line["type"] for line in lines}
     with page.expect_download() as results_download:
         submit(page, "#exports-form", "button[value=results]")
@@ -304,3 +345,92 @@ def test_the_console_links_every_page_with_its_qr_code(page: Any, server: Server
         page.locator(f"#links .link-card[data-url='{base}/hall/{tid}'] a").click()
     expect(opened.value.locator("body")).to_be_visible()
     assert opened.value.url == f"{base}/hall/{tid}"
+
+
+def sign_in(page: Any, base: str, tournament_id: int) -> None:
+    page.goto(f"{base}/admin/{tournament_id}")
+    page.fill("#token-input", DEVELOPMENT_ADMIN_TOKEN)
+    submit(page, "#gate-form")
+    expect(page.locator("#tournament-steps")).to_be_visible()
+
+
+def test_an_ari_ari_day_runs_from_the_console_without_groups(page: Any, server: Server) -> None:
+    base = server.base_url
+    page.goto(f"{base}/admin")
+    page.fill("#token-input", DEVELOPMENT_ADMIN_TOKEN)
+    submit(page, "#gate-form")
+    page.click("#create summary")
+    page.fill("#create-form [name=name]", "Ari Ari Open")
+    page.select_option("#format-kind", "ariari")
+    submit(page, "#create-form")
+    expect(page.locator("#tournament-steps")).to_be_visible()
+    tournament_id = int(page.url.rsplit("/", 1)[1])
+    # an Ari Ari game ends by its rules, not after a number of hands (rule AA-12)
+    expect(page.locator("#rounds tbody tr").first).not_to_contain_text("hands")
+    expect(page.locator("#players-no-group")).to_be_visible()
+
+    # rule FM-2: a format without groups takes its players without a group column
+    players = "id,name,country\n" + "".join(f"p{n},Player {n},JP\n" for n in range(1, 9))
+    page.fill("#players-text", players)
+    submit(page, "#players-form")
+    expect(page.locator("#players-count")).to_have_text("8 registered")
+    submit(page, "#draw-form")
+    expect(page.locator("#draw-now")).to_contain_text("Round 1 is drawn")
+
+    rows = page.locator("#segments tbody tr")
+    expect(rows).to_have_count(2)  # two games, no group
+    expect(rows.first.locator("td").first).to_have_text("–")
+    expect(page.locator("#schedule-form [data-groups]")).to_be_hidden()
+    rows.first.locator("button[data-act=open]").click()
+    expect(rows.first).to_contain_text("running")
+    expect(page.locator("#segments-problem")).to_be_empty()
+    expect(page.locator("#clocks .clock.running")).to_have_count(2)
+    expect(page.locator("#clocks .clock").first).to_contain_text("0 hands")
+
+    # Everyone is on 0 before the first hand: the tie box says so in one line.
+    expect(page.locator("#tie")).to_contain_text("No score yet: all 8 players are level at 0")
+    expect(page.locator("#tie")).not_to_contain_text("Player 1")
+
+    # Scheduling the second game names no group either.
+    page.fill("#schedule-form [name=segment]", "2")
+    page.fill("#schedule-form [name=start]", "2030-01-01T09:00")
+    submit(page, "#schedule-form")
+    expect(page.locator("#schedule-form output")).to_be_empty()
+    expect(rows.nth(1)).to_contain_text("scheduled")
+
+    # Ending the round lists both tables of both games: their games have not ended.
+    page.click("#end-arm")
+    expect(page.locator("#end-tables li")).to_have_count(4)
+    expect(page.locator("#end-tables")).to_contain_text("Table 1, game 1: game not ended")
+    expect(page.locator("#players tbody")).to_contain_text("–")
+    assert tournament_id > 0
+
+
+def test_the_tie_box_of_a_320_player_field_is_compact_before_the_first_hand(
+    page: Any, server: Server
+) -> None:
+    base = server.base_url
+    admin = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
+    made = httpx.post(
+        f"{base}/api/tournaments", json={"name": "WSOM 320", "format": "wsom2008"}, headers=admin
+    )
+    assert made.status_code == 201, made.text
+    tournament_id = made.json()["id"]
+    players = [
+        {"id": n, "name": f"Player {n}", "group": "A" if n <= 160 else "B"} for n in range(1, 321)
+    ]
+    registered = httpx.post(
+        f"{base}/api/tournaments/{tournament_id}/players", json=players, headers=admin
+    )
+    assert registered.status_code == 201, registered.text
+    drawn = httpx.post(
+        f"{base}/api/tournaments/{tournament_id}/rounds/1/draw", json={}, headers=admin, timeout=30
+    )
+    assert drawn.status_code == 201, drawn.text
+    sign_in(page, base, tournament_id)
+    tie = page.locator("#tie")
+    expect(tie).to_contain_text("No score yet: all 320 players are level at 0; 256 of them")
+    assert "Player" not in tie.inner_text()
+    # the standings show the rows at the cut, not all 320 tied players
+    expect(page.locator("#standings tr.cut-line")).to_have_count(1)
+    assert page.locator("#standings tbody tr").count() < 20

@@ -8,9 +8,12 @@ the field and the rule and changes nothing: the version and the log stay as they
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,15 +21,18 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from app.domain.errors import IllegalMove
-from app.domain.replay import replay_lines
+from app.domain.replay import replay_lines, report
 from app.services import admin
 from app.services.store import TournamentStore
+from tests.integration.cli_runner import scoreboard
 
 FORMAT = {"preset": "wsom2008", "advance": [8, 4]}
 PLAYERS_CSV = "id,name,group,country,substitute\n" + "".join(
     f"{n},Player {n},{'A' if n <= 8 else 'B'},{'JP' if n % 2 else 'NL'},\n" for n in range(1, 17)
 )
 Seats = list[Any]
+# The tests play a few hands a round: ending one asks for the organizer's confirmation.
+EARLY_END = {"confirm_unfinished": True, "reason": "the test has played the hands it needs"}
 
 
 @dataclass
@@ -84,6 +90,18 @@ def register_csv(
     )
 
 
+def issue_tokens(
+    client: TestClient, admin: dict[str, str], tournament_id: int, tables: Iterable[int]
+) -> dict[int, str]:
+    """A judge's token for each of these tables."""
+    return {
+        table: created(
+            client.post(api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin)
+        )["token"]
+        for table in sorted(tables)
+    }
+
+
 def start(client: TestClient, admin: dict[str, str], seed: str | None = "api-test") -> Started:
     tournament_id = create(client, admin)
     created(register_csv(client, admin, tournament_id, PLAYERS_CSV))
@@ -95,12 +113,7 @@ def start(client: TestClient, admin: dict[str, str], seed: str | None = "api-tes
         )
     )
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
-    tokens = {
-        table: created(
-            client.post(api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin)
-        )["token"]
-        for table in sorted({table for (_, _, table) in seats})
-    }
+    tokens = issue_tokens(client, admin, tournament_id, {table for (_, _, table) in seats})
     return Started(tournament_id, seats, tokens, drawn["seed"])
 
 
@@ -261,14 +274,7 @@ def test_a_tournament_runs_end_to_end_through_the_api(
     assert {line["version"] for line in [drawn]} == {drawn["version"]}
     assert drawn["repeats"] >= 0
     seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
-    tokens = {
-        table: created(
-            client.post(
-                api(f"/{tournament_id}/tokens"), json={"table": table}, headers=admin_headers
-            )
-        )["token"]
-        for table in (1, 2, 3, 4)
-    }
+    tokens = issue_tokens(client, admin_headers, tournament_id, (1, 2, 3, 4))
     started = Started(tournament_id, seats, tokens, drawn["seed"])
 
     penalized = play_round_one_to_a_tie(client, admin_headers, started)
@@ -277,7 +283,9 @@ def test_a_tournament_runs_end_to_end_through_the_api(
     )
     assert_problem(rate_again, 409, field="rate", rule="SC-3")
 
-    ended = created(client.post(api(f"/{tournament_id}/rounds/1/end"), headers=admin_headers))
+    ended = created(
+        client.post(api(f"/{tournament_id}/rounds/1/end"), json=EARLY_END, headers=admin_headers)
+    )
     assert ended["seed_generated"] is True
     seed = ended["draw_seed"]
     assert isinstance(seed, str) and len(seed) == 16
@@ -285,6 +293,7 @@ def test_a_tournament_runs_end_to_end_through_the_api(
         "type": "round_end",
         "round": 1,
         "draw_seed": seed,
+        "reason": EARLY_END["reason"],
         "at": None,
         "by": "admin",
     }
@@ -343,7 +352,7 @@ def test_an_organizer_seed_at_the_cut_is_recorded_as_given(
     ended = created(
         client.post(
             api(f"/{started.id}/rounds/1/end"),
-            json={"draw_seed": "drawn-in-the-hall"},
+            json={"draw_seed": "drawn-in-the-hall", **EARLY_END},
             headers=admin_headers,
         )
     )
@@ -366,7 +375,9 @@ def test_a_round_end_needs_no_seed_when_the_cut_is_clear(
         enter_hand(
             client, started, (1, 1, table), 2, {"kind": "self_draw", "winner": south, "value": 20}
         )
-    ended = created(client.post(api(f"/{started.id}/rounds/1/end"), headers=admin_headers))
+    ended = created(
+        client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers)
+    )
     assert ended["draw_seed"] is None and ended["seed_generated"] is False
     assert "draw_seed" not in ended["lines"][0]
     assert ended["standings"]["cut"]["tie"] is None
@@ -428,7 +439,9 @@ def test_a_csv_keeps_string_ids_and_reads_substitutes(
         ("id,name,group\n1,Ann,A\n,Bob,B\n", 422, 3, "id", "CONTRACT §1"),
         ("id,name,group,substitute\n1,Ann,A,maybe\n", 422, 2, "substitute", "FM-9"),
         ("id,name,group\n1,Ann,A\n2,Bob,B,extra\n", 422, 3, "row", "CONTRACT §1"),
-        ("id,name\n1,Ann\n", 422, 1, "group", "CONTRACT §1"),
+        # rule FM-2: a format played in groups needs each player's group
+        ("id,name\n1,Ann\n", 422, 2, "group", "FM-2"),
+        ("id,group\n1,A\n", 422, 1, "name", "CONTRACT §1"),
         ("id,name,group,seat\n1,Ann,A,E\n", 422, 1, "seat", "CONTRACT §1"),
         # a duplicate within the file, then one already registered
         ("id,name,group\n1,Ann,A\n1,Ann again,B\n", 409, 3, "id", "CONTRACT §1"),
@@ -558,7 +571,6 @@ def test_malformed_json_is_refused_naming_the_body(
         ("/play-all", {"round": 1, "segment": 1, "table": 1, "reason": " "}, 422, "reason", "PN-2"),
         ("/segments/close", {"round": 1, "segment": 1}, 422, "group", "FM-2"),
         ("/rounds/2/draw", {"seed": "x"}, 409, "round", "FM-1"),
-        ("/rounds/1/draw", {"seed": "again"}, 409, "round", "SE-1"),
         ("/rounds/9/draw", {}, 422, "round", "FM-1"),
         ("/rounds/2/end", {}, 409, "round", "FM-1"),
         ("/rounds/1/end", {"draw_seed": " "}, 422, "draw_seed", "ST-5"),
@@ -753,7 +765,7 @@ def test_a_tournament_built_by_the_api_round_trips_through_export_and_import(
 ) -> None:
     started = start(client, admin_headers)
     play_round_one_to_a_tie(client, admin_headers, started)
-    created(client.post(api(f"/{started.id}/rounds/1/end"), headers=admin_headers))
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
     log = client.get(api(f"/{started.id}/log")).text
     imported = created(
         client.post(
@@ -788,3 +800,232 @@ def test_a_bad_log_is_refused_naming_its_line_and_stores_nothing(
     )
     assert_problem(broken, 422, field="line", rule="CONTRACT §1", line=2)
     assert client.get(api()).json() == before
+
+
+# -- issue 13: the admin console cannot brick a tournament -----------------------------------
+
+
+def test_a_draw_without_a_full_table_is_refused_and_players_can_then_be_drawn(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    tournament_id = create(client, admin_headers)
+    before = snapshot(client, tournament_id)
+    empty = client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
+    problem = assert_problem(empty, 409, field="players", rule="FM-9")
+    assert "0 registered player(s)" in problem["detail"]
+    assert "register the players first" in problem["detail"]
+    assert snapshot(client, tournament_id) == before
+    rows = PLAYERS_CSV.splitlines()
+    created(register_csv(client, admin_headers, tournament_id, "\n".join(rows[:15])))
+    # 8 in group A, 6 in group B: group B fills no second table
+    short = client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
+    problem = assert_problem(short, 422, field="players", rule="FM-9")
+    assert "group B has 6 players; register 2 substitute(s)" in problem["detail"]
+    created(register_csv(client, admin_headers, tournament_id, "\n".join([rows[0], *rows[15:]])))
+    drawn = created(
+        client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
+    )
+    assert len({p for s in drawn["seatings"] for p in s["seats"]}) == 16
+
+
+def test_a_field_the_cut_cannot_take_is_not_drawn(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # rule FM-6: a round 1 advancing 8 with 8 players could never end
+    tournament_id = create(client, admin_headers)
+    eight = "id,name,group\n" + "".join(f"{n},P{n},{'AB'[n % 2]}\n" for n in range(8))
+    created(register_csv(client, admin_headers, tournament_id, eight))
+    before = snapshot(client, tournament_id)
+    refused = client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
+    problem = assert_problem(refused, 409, field="players", rule="FM-6")
+    assert "needs more than 8 players" in problem["detail"]
+    assert snapshot(client, tournament_id) == before
+
+
+def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_server(
+    client: TestClient, admin_headers: dict[str, str], tmp_path: Path
+) -> None:
+    started = start(client, admin_headers, seed="first")
+    late = "id,name,group\n" + "".join(f"L{n},Late {n},A\n" for n in range(1, 5))
+    created(register_csv(client, admin_headers, started.id, late))
+    redrawn = created(
+        client.post(
+            api(f"/{started.id}/rounds/1/draw"), json={"seed": "second"}, headers=admin_headers
+        )
+    )
+    assert redrawn["seed"] == "second"
+    seated = {p for s in redrawn["seatings"] for p in s["seats"]}
+    assert {"L1", "L2", "L3", "L4"} <= seated and len(seated) == 20
+    log = client.get(api(f"/{started.id}/log")).text.splitlines()
+    # the superseded draw stays in the log, before the redraw
+    lines = [json.loads(line) for line in log]
+    assert [line["seed"] for line in lines if line["type"] == "draw"] == ["first", "second"]
+    seats = {(1, s["segment"], s["table"]): s["seats"] for s in redrawn["seatings"]}
+    tokens = issue_tokens(client, admin_headers, started.id, {t for (_, _, t) in seats})
+    again = Started(started.id, seats, tokens, "second")
+    for table in (1, 4):
+        east, south, _, _ = seats[(1, 1, table)]
+        enter_hand(
+            client, again, (1, 1, table), 1, {"kind": "self_draw", "winner": east, "value": 8}
+        )
+        enter_hand(
+            client, again, (1, 1, table), 2, {"kind": "self_draw", "winner": south, "value": 5}
+        )
+    before = snapshot(client, started.id)
+    third = client.post(
+        api(f"/{started.id}/rounds/1/draw"), json={"seed": "third"}, headers=admin_headers
+    )
+    problem = assert_problem(third, 409, field="round", rule="SE-1")
+    assert "has started (a hand at table 1, segment 1)" in problem["detail"]
+    assert snapshot(client, started.id) == before
+
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
+    log_file = tmp_path / "redrawn.jsonl"
+    log_file.write_text(client.get(api(f"/{started.id}/log")).text)
+    run = scoreboard("replay", log_file)  # CONTRACT §2: offline, as an auditor runs it
+    assert run.returncode == 0, run.stderr
+    replayed = json.loads(run.stdout)
+    live = created(client.get(api(f"/{started.id}/standings?round=1")), 200)
+    assert replayed["rounds"][0]["standings"] == live["rounds"][0]["standings"]
+    assert replayed["rounds"][0]["draw"]["superseded"] == ["first"]
+    assert replayed["rounds"][0]["draw"]["deviations"] == []
+
+
+def test_ending_a_round_with_unplayed_tables_lists_them_and_needs_a_reason(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    east = started.seats[(1, 1, 1)][0]
+    enter_hand(client, started, (1, 1, 1), 1, {"kind": "self_draw", "winner": east, "value": 10})
+    before = snapshot(client, started.id)
+    url = api(f"/{started.id}/rounds/1/end")
+    refused = client.post(url, headers=admin_headers)
+    problem = assert_problem(refused, 409, field="confirm_unfinished", rule="FM-2")
+    # 4 tables x 4 halves, one of them with a hand in
+    assert len(problem["tables"]) == 16
+    assert problem["tables"][0] == {
+        "group": "A",
+        "segment": 1,
+        "table": 1,
+        "hands": 1,
+        "planned": 8,
+    }
+    assert "table 1, segment 1 of group A: 1 of 8 hands" in problem["detail"]
+    assert "and 8 more" in problem["detail"]
+    for body, field in [
+        ({"confirm_unfinished": True}, "reason"),
+        ({"confirm_unfinished": True, "reason": "  "}, "reason"),
+    ]:
+        assert_problem(
+            client.post(url, json=body, headers=admin_headers), 422, field=field, rule="FM-1"
+        )
+    # a reason without the confirmation is no confirmation
+    unconfirmed = client.post(url, json={"reason": "time is up"}, headers=admin_headers)
+    assert_problem(unconfirmed, 409, field="confirm_unfinished", rule="FM-2")
+    assert snapshot(client, started.id) == before
+
+    ended = created(
+        client.post(
+            url,
+            json={"confirm_unfinished": True, "reason": "the hall closes at six"},
+            headers=admin_headers,
+        )
+    )
+    assert ended["reason"] == "the hall closes at six"
+    assert ended["lines"][0]["reason"] == "the hall closes at six"
+    assert len(ended["unfinished"]) == 16
+    replayed = report(replay_lines(client.get(api(f"/{started.id}/log")).text.splitlines()))
+    assert replayed["rounds"][0]["end_reason"] == "the hall closes at six"
+
+
+def test_an_undrawn_round_is_not_ended_without_a_confirmation(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    tournament_id = create(client, admin_headers)
+    created(register_csv(client, admin_headers, tournament_id, PLAYERS_CSV))
+    refused = client.post(api(f"/{tournament_id}/rounds/1/end"), headers=admin_headers)
+    problem = assert_problem(refused, 409, field="confirm_unfinished", rule="FM-2")
+    assert problem["tables"] == []
+    assert "has no seated table" in problem["detail"]
+
+
+# A WSOM format whose round 1 has no groups: 8 players, one half of 4 hands, 4 advance.
+NO_GROUPS = {
+    "name": "one-half",
+    "rounds": [{"segments": 1, "hands": 4, "advance": 4}, {"segments": 1, "hands": 4}],
+}
+
+
+def test_a_round_whose_tables_have_played_out_ends_without_confirmation(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    body = created(
+        client.post(api(), json={"name": "Short", "format": NO_GROUPS}, headers=admin_headers)
+    )
+    tournament_id = body["id"]
+    # rule FM-2: a format without groups takes a CSV without a group column
+    players = "id,name,country\n" + "".join(f"{n},P{n},JP\n" for n in range(1, 9))
+    registered = created(register_csv(client, admin_headers, tournament_id, players))
+    assert {line["group"] for line in registered["lines"]} == {"A"}
+    drawn = created(
+        client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
+    )
+    seats = {(1, s["segment"], s["table"]): s["seats"] for s in drawn["seatings"]}
+    tokens = issue_tokens(client, admin_headers, tournament_id, (1, 2))
+    started = Started(tournament_id, seats, tokens, drawn["seed"])
+    for table in (1, 2):
+        for hand in range(1, 5):
+            enter_hand(client, started, (1, 1, table), hand, {"kind": "draw"})
+    ended = created(client.post(api(f"/{tournament_id}/rounds/1/end"), headers=admin_headers))
+    assert ended["unfinished"] == [] and ended["reason"] is None
+    assert "reason" not in ended["lines"][0]
+
+
+def test_a_format_without_groups_is_registered_opened_and_closed_without_a_group(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    body = created(
+        client.post(api(), json={"name": "Ari Ari", "format": "ariari"}, headers=admin_headers)
+    )
+    tournament_id = body["id"]
+    players = [{"id": f"p{n}", "name": f"Player {n}"} for n in range(1, 9)]
+    registered = created(
+        client.post(api(f"/{tournament_id}/players"), json=players, headers=admin_headers)
+    )
+    assert {line["group"] for line in registered["lines"]} == {"A"}
+    drawn = created(
+        client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers)
+    )
+    assert {s["table"] for s in drawn["seatings"]} == {1, 2}
+    tables = created(client.get(api(f"/{tournament_id}/tables")), 200)["tables"]
+    assert {table["group"] for table in tables} == {None}
+    opened = client.post(
+        api(f"/{tournament_id}/segments/open"),
+        json={"round": 1, "segment": 1},
+        headers=admin_headers,
+    )
+    created(opened)
+    # the schedule reaches the round's tables: their clocks run (rule CL-6)
+    clocks = created(client.get(api(f"/{tournament_id}/clocks")), 200)["tables"]
+    assert [(c["segment"], c["phase"]) for c in clocks] == [(1, "running"), (1, "running")]
+    created(
+        client.post(
+            api(f"/{tournament_id}/segments/close"),
+            json={"round": 1, "segment": 1},
+            headers=admin_headers,
+        )
+    )
+    token = issue_tokens(client, admin_headers, tournament_id, (1,))[1]
+    # a closed segment takes no new hand (rule CL-3)
+    refused = client.post(
+        api(f"/{tournament_id}/hands"),
+        json={
+            "round": 1,
+            "segment": 1,
+            "table": 1,
+            "hand": 1,
+            "result": {"kind": "exhaustive_draw"},
+        },
+        headers={"Authorization": f"Bearer {token}", "Idempotency-Key": "closed-1"},
+    )
+    assert_problem(refused, 409, field="segment", rule="CL-3")

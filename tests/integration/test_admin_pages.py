@@ -15,6 +15,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from judging_setup import CLUB_LOG
 from test_admin_api import (
+    EARLY_END,
     api,
     create,
     created,
@@ -140,7 +141,11 @@ def test_the_state_shows_players_segments_penalties_and_the_draw(
     assert state["round"] == 1 and state["draw"] == {
         "seed": "api-test",
         "repeats": state["draw"]["repeats"],
+        "superseded": [],
     }
+    assert state["groups"] == state["registration_groups"] == ["A", "B"]
+    assert state["draw_refused"] is None  # a redraw, until the first deal or hand
+    assert len(state["unfinished"]) == 16  # 4 tables x 4 halves, nothing played yet
     assert len(state["players"]) == 16 and state["players"][0]["name"] == "Player 1"
     assert sorted(state["in_round"]) == list(range(1, 17))
     assert [(s["group"], s["segment"], s["state"]) for s in state["segments"]] == [
@@ -161,6 +166,49 @@ def test_the_state_shows_players_segments_penalties_and_the_draw(
     assert [s["state"] for s in state["segments"]].count("not opened") == 7
     assert state["penalties"] == [{"player": penalized, "points": -5, "reason": "late arrival"}]
     assert state["rate_locked"]  # a hand is in: rule SC-3
+    assert "has started" in state["draw_refused"] and "rule SE-1" in state["draw_refused"]
+    assert state["unfinished"][0] == {
+        "group": "A",
+        "segment": 1,
+        "table": 1,
+        "hands": 1,
+        "planned": 8,
+    }
+
+
+def test_the_state_of_a_format_without_groups_names_none(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    tournament_id = created(
+        client.post(api(), json={"name": "Ari Ari", "format": "ariari"}, headers=admin_headers)
+    )["id"]
+    state_of = lambda: client.get(f"/admin/{tournament_id}/state", headers=admin_headers).json()  # noqa: E731
+    state = state_of()
+    assert state["groups"] == state["registration_groups"] == []
+    assert state["unfinished"] == []
+    # rule FM-9: nothing to draw yet, and the console is told why
+    assert "0 registered player(s)" in state["draw_refused"]
+    assert "rule FM-9" in state["draw_refused"]
+    players = "id,name\n" + "".join(f"p{n},Player {n}\n" for n in range(1, 9))
+    created(
+        client.post(
+            api(f"/{tournament_id}/players.csv"),
+            content=players.encode(),
+            headers={**admin_headers, "Content-Type": "text/csv"},
+        )
+    )
+    created(client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers))
+    state = state_of()
+    assert [(s["group"], s["segment"], s["tables"]) for s in state["segments"]] == [
+        (None, 1, [1, 2]),
+        (None, 2, [1, 2]),
+    ]
+    # the console's "Open now" sends what the state names: no group (rule FM-2)
+    first = state["segments"][0]
+    body = {"round": 1, "segment": first["segment"]}
+    created(client.post(api(f"/{tournament_id}/segments/open"), json=body, headers=admin_headers))
+    assert state_of()["segments"][0]["state"] == "running"
+    assert [t["planned"] for t in state_of()["unfinished"]] == [None] * 4  # games (AA-12)
 
 
 # -- seating slips -------------------------------------------------------------------------------
@@ -373,7 +421,7 @@ def test_the_results_csv_has_the_final_ranking_then_the_current_standings(
     assert {row["total"] for row in before} == {"0"}
 
     penalized = play_round_one_to_a_tie(client, admin_headers, started)
-    created(client.post(api(f"/{started.id}/rounds/1/end"), json={}, headers=admin_headers))
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
     rows = results_rows(client, admin_headers, started.id)
     ranking = [row for row in rows if row["list"] == "final_ranking"]
     standings = [row for row in rows if row["list"] == "standings"]
@@ -449,3 +497,34 @@ def test_the_printable_results_show_the_current_standings_and_the_cut(
     assert "cut: 8 advance" in page.text
     assert TRAP_ESCAPED in page.text and TRAP not in page.text
     assert client.get("/admin/999/results").status_code == 404
+
+
+def test_every_console_screen_of_a_whole_ari_ari_event_answers(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # examples/ariari.jsonl: both rounds played out; round 1 is one group (rule FM-2)
+    log = (CLUB_LOG.parent / "ariari.jsonl").read_text()
+    imported = created(
+        client.post(
+            api("/import"),
+            content=log.encode(),
+            headers={**admin_headers, "Content-Type": "text/plain"},
+        )
+    )
+    tournament_id = imported["id"]
+    state = client.get(f"/admin/{tournament_id}/state", headers=admin_headers).json()
+    assert state["groups"] == state["registration_groups"] == []
+    assert state["unfinished"] == []  # every game has ended (rule AA-12)
+    assert "has ended" in state["draw_refused"]
+    for round_number in (1, 2):
+        slips = client.get(f"/admin/{tournament_id}/slips/{round_number}", headers=admin_headers)
+        assert slips.status_code == 200, slips.text
+        assert "group A" not in slips.text and "Game 1" in slips.text
+        rows = client.get(f"/admin/{tournament_id}/slips/{round_number}.csv", headers=admin_headers)
+        assert rows.text.splitlines()[0].endswith(
+            "Game 1 table" if round_number == 2 else "Game 2 table"
+        )
+    results = results_rows(client, admin_headers, tournament_id)
+    assert [row["list"] for row in results].count("final_ranking") == 8
+    page = client.get(f"/admin/{tournament_id}/results")
+    assert page.status_code == 200 and "Ari Ari Club Cup" in page.text

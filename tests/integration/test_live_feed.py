@@ -383,7 +383,14 @@ def test_every_committed_change_increments_the_version_exactly_once(
                     ),
                     "player:ami",
                 ),
-                ("round end", lambda: api.admin("rounds/1/end", {}), "standings"),
+                (
+                    "round end",
+                    lambda: api.admin(
+                        "rounds/1/end",
+                        {"confirm_unfinished": True, "reason": "the feed test ends early"},
+                    ),
+                    "standings",
+                ),
             ]
             seen: dict[str, dict[str, Any]] = {}
             for what, write, channel in writes:

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from test_admin_api import (
+    EARLY_END,
     Started,
     api,
     assert_problem,
@@ -81,7 +82,7 @@ def test_standings_equal_the_replay_of_the_exported_log(
     assert live["cut"]["tie"]["draw_pending"] is True
     assert {row["status"] for row in live["standings"]} == {"playing"}
 
-    created(client.post(api(f"/{started.id}/rounds/1/end"), headers=admin_headers))
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
     assert_standings_match_replay(client, started.id, 1)
     drawn = created(
         client.post(api(f"/{started.id}/rounds/2/draw"), json={"seed": "r2"}, headers=admin_headers)
@@ -296,9 +297,14 @@ def test_a_substitute_has_seats_but_no_standing(
     client: TestClient, admin_headers: dict[str, str]
 ) -> None:
     tournament_id = created(
-        client.post(api(), json={"name": "Subs", "format": "wsom2008"}, headers=admin_headers)
+        client.post(
+            api(),
+            json={"name": "Subs", "format": {"preset": "wsom2008", "advance": [4]}},
+            headers=admin_headers,
+        )
     )["id"]
-    players = [{"id": f"A{n}", "name": f"A{n}", "group": "A"} for n in range(3)]
+    # rule FM-6: 7 players for the 4 places, and a substitute to fill the second table
+    players = [{"id": f"A{n}", "name": f"A{n}", "group": "A"} for n in range(7)]
     players.append({"id": "SUB", "name": "Sub", "group": "A", "substitute": True})
     created(client.post(api(f"/{tournament_id}/players"), json=players, headers=admin_headers))
     created(client.post(api(f"/{tournament_id}/rounds/1/draw"), headers=admin_headers))

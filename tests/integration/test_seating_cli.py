@@ -115,6 +115,15 @@ def test_round_2_cannot_be_drawn_before_round_1_ends(registered: Path) -> None:
     assert "round 2" in done.stderr
 
 
+def test_a_round_without_a_full_table_is_not_drawn(tmp_path: Path) -> None:
+    # what the server refuses too (issue 13): a draw of nobody, which left a round stuck
+    log = write_log(tmp_path / "empty.jsonl", registrations([], []))
+    done = scoreboard("draw", log, "--round", "1", "--seed", "empty")
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert "rule FM-9" in done.stderr and "0 registered player(s)" in done.stderr
+
+
 def test_a_group_short_of_a_full_table_needs_substitutes(tmp_path: Path) -> None:
     log = write_log(tmp_path / "short.jsonl", registrations(GROUP_A[:18], GROUP_B))
     done = scoreboard("draw", log, "--round", "1", "--seed", "short")

@@ -38,6 +38,7 @@ EXTRA = [
         },
     },
     {"type": "round_end", "round": 1},
+    {"type": "round_end", "round": 1, "draw_seed": "s", "reason": "the hall closes at six"},
 ]
 
 

@@ -24,6 +24,7 @@ from app.domain.errors import IllegalMove, LogError, MalformedInput
 from app.domain.formats import PRESETS, RoundFormat
 from app.domain.log import SeatingRecorded, event_to_log
 from app.domain.replay import replay_lines
+from app.domain.replay import report as replay_report
 from app.domain.tournament import Tournament
 from bench.generate import Options, generate
 
@@ -271,14 +272,97 @@ def test_the_drawn_seatings_replay_without_deviation() -> None:
     assert tournament.draw_deviations(1) == []
 
 
-def test_a_second_draw_of_the_same_round_is_refused() -> None:
-    lines = [*registrations(ids("A", 24), ids("B", 16)), draw_line(1, "one"), draw_line(1, "two")]
+def test_a_round_is_redrawn_before_its_first_deal_or_hand() -> None:
+    # The organizer drew 24 + 16 players, registered 8 more in group B, and drew again:
+    # the second draw replaces the first, whose lines stay in the log (rule SE-1).
+    first = draw_round(ROUND_1, {"A": ids("A", 24), "B": ids("B", 16)}, "one")
+    late = [{"type": "player", "id": p, "name": f"N {p}", "group": "B"} for p in ids("C", 8)]
+    second = draw_round(ROUND_1, {"A": ids("A", 24), "B": [*ids("B", 16), *ids("C", 8)]}, "two")
+    lines = [
+        *registrations(ids("A", 24), ids("B", 16)),
+        draw_line(1, "one"),
+        *seating_lines(first),
+        {"type": "extension", "round": 1, "segment": 1, "table": 1, "minutes": 10},
+        *late,
+        draw_line(1, "two"),
+        *seating_lines(second),
+    ]
+    tournament = replay(lines)
+    state = tournament.rounds[1]
+    assert state.draw == second
+    assert state.superseded_draws == [first]
+    assert tournament.draw_deviations(1) == []  # the seats are the second draw's
+    assert {key for key in state.tables} == {(s.segment, s.table) for s in second.seatings}
+    # the TV table keeps the extension it was given before the redraw (rule CL-2)
+    assert state.tables[(1, 1)].extension.total_seconds() == 600
+    assert replay_report(tournament)["rounds"][0]["draw"]["superseded"] == ["one"]
+
+
+@pytest.mark.parametrize(
+    "play",
+    [
+        {"type": "hand", "hand": 1, "result": {"kind": "draw"}},
+        {"type": "deal", "hand": 1, "time": "2026-11-29T09:01:00Z"},
+    ],
+)
+def test_a_round_that_has_started_cannot_be_redrawn(play: Line) -> None:
+    first = draw_round(ROUND_1, {"A": ids("A", 24), "B": ids("B", 16)}, "one")
+    where = {"round": 1, "segment": 1, "table": 3}
+    lines = [
+        *registrations(ids("A", 24), ids("B", 16)),
+        draw_line(1, "one"),
+        *seating_lines(first),
+        {"type": "schedule", "round": 1, "segment": 1, "group": "A", "start": "2026-11-29T09:00Z"},
+        *(
+            []
+            if play["type"] == "deal"
+            else [{"type": "deal", **where, "hand": 1, "time": "2026-11-29T09:01:00Z"}]
+        ),
+        {**play, **where},
+        draw_line(1, "two"),
+    ]
     with pytest.raises(LogError) as refused:
         replay(lines)
     assert refused.value.line_number == len(lines)
-    assert isinstance(refused.value.violation, IllegalMove)
-    assert refused.value.violation.rule == "SE-1"
-    assert "'one'" in refused.value.violation.message
+    violation = refused.value.violation
+    assert isinstance(violation, IllegalMove)
+    assert (violation.rule, violation.field) == ("SE-1", "round")
+    assert "table 3, segment 1" in violation.message and "'one'" in violation.message
+
+
+def test_an_old_log_with_a_draw_of_nobody_still_replays_and_can_be_redrawn() -> None:
+    # What the server wrote before it refused such a draw: a draw with no player, then
+    # the registrations. The log replays as it stands, and a redraw mends it.
+    players = registrations(ids("A", 24), ids("B", 16))
+    lines = [players[0], draw_line(1, "empty"), *players[1:]]
+    tournament = replay(lines)
+    assert tournament.rounds[1].draw is not None
+    assert tournament.rounds[1].draw.seatings == ()
+    assert tournament.draw_refusal(1) is None
+    redrawn = replay([*lines, draw_line(1, "full")])
+    assert redrawn.rounds[1].draw == draw_round(
+        ROUND_1, {"A": ids("A", 24), "B": ids("B", 16)}, "full"
+    )
+
+
+@pytest.mark.parametrize(
+    ("group_a", "group_b", "rule", "words"),
+    [
+        ([], [], "FM-9", "0 registered player(s); a draw needs at least one full table of 4"),
+        (ids("A", 3), [], "FM-9", "3 registered player(s)"),
+        # rule FM-6: a round 1 advancing 16 needs more than 16 players
+        (ids("A", 8), ids("B", 8), "FM-6", "advances 16, so its field needs more than 16"),
+        (ids("A", 18), ids("B", 16), "FM-9", "group A has 18 players; register 2 substitute(s)"),
+    ],
+)
+def test_the_server_refuses_a_draw_that_cannot_seat_a_round(
+    group_a: list[str], group_b: list[str], rule: str, words: str
+) -> None:
+    tournament = replay(registrations(group_a, group_b))
+    refusal = tournament.draw_refusal(1)
+    assert refusal is not None
+    assert (refusal.rule, refusal.field) == (rule, "players")
+    assert words in refusal.message
 
 
 def test_a_seating_off_the_draw_is_accepted_and_listed() -> None:

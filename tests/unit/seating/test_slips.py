@@ -101,6 +101,17 @@ def test_after_round_1_a_slip_names_no_group() -> None:
     assert (slip.round, slip.group, slip.tables) == (2, None, (3, 5))
 
 
+def test_an_ari_ari_slip_names_no_group_and_its_games() -> None:
+    # rule FM-2: the Ari Ari preset's round 1 is one group; its segments are games (AA-12)
+    round_one = PRESETS["ariari"].round(1)
+    seat_of = {(1, "P1"): 1, (2, "P1"): 2}
+    slips = seating_slips(round_one, PLAYERS, seat_of)
+    assert [(s.group, s.segment_kind, s.tables) for s in slips] == [(None, "game", (1, 2))]
+    header = render_slips_csv(slips).splitlines()[0]
+    assert header.endswith("Game 1 table,Game 2 table")
+    assert "group A" not in render_slips_html(slips, tournament="Ari Ari", base_url=BASE_URL)
+
+
 def test_a_quarter_slip_has_four_quarters() -> None:
     seat_of = {(q, "P2"): table for q, table in ((1, 1), (2, 2), (3, 2), (4, 1))}
     (slip,) = seating_slips(ROUND_7, PLAYERS, seat_of)
