@@ -13,10 +13,7 @@ import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
-
-from sqlmodel import Session
 
 from app.domain.draw import RoundDraw, draw_round
 from app.domain.errors import IllegalMove, LogError, MalformedInput, RuleViolation
@@ -138,8 +135,12 @@ def register_players(
             raise _row_error(row, violation) from violation
         assert isinstance(event, PlayerRegistered)
         events.append(event)
-    store.read(tournament_id, lambda t, _: _check_registrations(t, rows, events))
-    return append(store, tournament_id, events)
+
+    def decide(tournament: Tournament) -> list[Event]:
+        _check_registrations(tournament, rows, events)  # under the append's lock: no twin id
+        return list(events)
+
+    return store.append(tournament_id, decide, ADMIN)
 
 
 def _with_group(fields: Mapping[str, Any], groups: Sequence[str]) -> Mapping[str, Any]:
@@ -248,33 +249,22 @@ def draw(
     assert isinstance(declared, DrawRecorded)
     chosen = declared.seed
 
-    def drawn(tournament: Tournament, _: int) -> RoundDraw:
+    drawn: list[RoundDraw] = []
+
+    def decide(tournament: Tournament) -> list[Event]:
+        # Under the append's lock (issue 13): no registration, hand or other draw can come
+        # between the check, the draw and its lines.
         state = _round_to_play(tournament, round_number, "SE-1")
         # at least a full table of players, and a round that has not started: a redraw
         # replaces the draw (the log keeps the one it replaces)
         refusal = tournament.draw_refusal(round_number)
         if refusal is not None:
             raise refusal
-        return draw_round(state.format, tournament.round_groups(state), chosen)
+        drawn.append(draw_round(state.format, tournament.round_groups(state), chosen))
+        return [declared, *drawn[0].seatings]
 
-    result = store.read(tournament_id, drawn)
-
-    def same_draw(_: Session, __: Appended, tournament: Tournament) -> None:
-        # The `draw` line reruns the draw with the players as they are at the append; a
-        # registration in between would leave the seatings behind the seed.
-        state = tournament.rounds[round_number]
-        if state.draw is None or state.draw.seatings != result.seatings:
-            raise IllegalMove(
-                "SE-1", "round", "the players of the round changed during the draw; draw again"
-            )
-
-    appended = store.append(
-        tournament_id,
-        [declared, *result.seatings],
-        ADMIN,
-        finish=same_draw,
-    )
-    return appended, result
+    appended = store.append(tournament_id, decide, ADMIN)
+    return appended, drawn[0]
 
 
 # -- the schedule -------------------------------------------------------------------------
@@ -297,31 +287,20 @@ def open_segment(
     assert isinstance(event, ScheduleSet)
     key = (round_number, group or "", segment)
 
-    def refuse(start: datetime) -> IllegalMove:
-        where = f"segment {segment} of round {round_number}" + (
-            f" (group {group})" if group else ""
-        )
-        return IllegalMove(
-            "FM-8", "segment", f"{where} is scheduled already, to start at {format_time(start)}"
-        )
-
-    def unscheduled(tournament: Tournament, _: int) -> None:
+    def decide(tournament: Tournament) -> list[Event]:
+        # Under the append's lock: of two organizers opening the segment at once, only the
+        # first start stands.
         start = tournament.schedule.get(key)
         if start is not None:
-            raise refuse(start)
+            where = f"segment {segment} of round {round_number}" + (
+                f" (group {group})" if group else ""
+            )
+            raise IllegalMove(
+                "FM-8", "segment", f"{where} is scheduled already, to start at {format_time(start)}"
+            )
+        return [event]
 
-    def first_schedule(_: Session, __: Appended, tournament: Tournament) -> None:
-        # Two organizers opening the segment at once: only the first start stands.
-        earlier = [
-            e.start
-            for e in tournament.events[:-1]
-            if isinstance(e, ScheduleSet) and (e.round, e.group or "", e.segment) == key
-        ]
-        if earlier:
-            raise refuse(earlier[-1])
-
-    store.read(tournament_id, unscheduled)
-    return store.append(tournament_id, [event], ADMIN, finish=first_schedule)
+    return store.append(tournament_id, decide, ADMIN)
 
 
 # -- round ends ---------------------------------------------------------------------------
@@ -350,7 +329,7 @@ def end_round(
             "ending a round with unplayed or unfinished tables needs a reason for the log",
         )
 
-    def seed_needed(tournament: Tournament, _: int) -> bool:
+    def seed_needed(tournament: Tournament) -> bool:
         state = _round_to_play(tournament, round_number, "FM-1")
         unfinished = tournament.unfinished_tables(round_number)
         if (unfinished or not state.tables) and not confirm_unfinished:
@@ -360,11 +339,19 @@ def end_round(
 
     fields = {"round": round_number, "draw_seed": draw_seed, "reason": reason}
     line_event("round_end", fields)  # a bad seed is refused before the standings are ranked
-    if store.read(tournament_id, seed_needed) and draw_seed is None:
-        fields["draw_seed"] = new_seed()
-    event = line_event("round_end", fields)
-    assert isinstance(event, RoundEnded)
-    return append(store, tournament_id, [event]), event
+    ended: list[RoundEnded] = []
+
+    def decide(tournament: Tournament) -> list[Event]:
+        # Under the append's lock: a void between the check and the line cannot leave a
+        # table unfinished in a round ended without confirmation.
+        if seed_needed(tournament) and draw_seed is None:
+            fields["draw_seed"] = new_seed()
+        event = line_event("round_end", fields)
+        assert isinstance(event, RoundEnded)
+        ended.append(event)
+        return [event]
+
+    return store.append(tournament_id, decide, ADMIN), ended[0]
 
 
 __all__ = [
