@@ -298,7 +298,11 @@ class Tablet {
     });
     window.addEventListener("offline", () => this.renderStatus());
     setInterval(() => this.flush(), RETRY_EVERY_MS);
-    setInterval(() => this.renderClock(), 1000);
+    // The clock ticks, and with it whether a new hand may still start (rule CL-3).
+    setInterval(() => {
+      this.renderClock();
+      if (this.who) this.renderNextHand(this.segment());
+    }, 1000);
     this.flush();
   }
 
@@ -1677,7 +1681,7 @@ class Tablet {
           // a refused deal would be refused too): they wait here, nothing is lost.
           if (entry.status === "refused") break;
           // Stop at the first entry still waiting: the next hand depends on this one.
-          if (!(await this.send(entry))) break;
+          if (!(await this.send(entry)) || entry.status === "refused") break;
         }
       } while (this.flushAgain);
       await this.prune();
