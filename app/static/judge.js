@@ -1424,6 +1424,10 @@ class Tablet {
       lastError: null,
       time: isoTime(now), // this tablet's time of the entry, shown in the outbox
       offsetMs: this.clock.offsetMs,
+      // the page's monotonic clock at that moment: a `sent` measured from it is immune to
+      // the tablet's clock being set (by hand, or by the system) between then and sending
+      page: performance.timeOrigin,
+      mono: performance.now(),
       ...extra,
     };
     await this.outbox.put(entry);
@@ -1697,9 +1701,7 @@ class Tablet {
     entry.attempts += 1;
     // A deal or an early start says this tablet's clock as it sends it, corrected as its
     // time was: the server checks the correction against its own clock (rule CL-6).
-    const body = TIMED_ENDPOINTS.has(entry.endpoint)
-      ? { ...entry.body, sent: isoTime(Date.now() + (entry.offsetMs ?? this.clock.offsetMs)) }
-      : entry.body;
+    const body = TIMED_ENDPOINTS.has(entry.endpoint) ? { ...entry.body, sent: isoTime(this.sentTime(entry)) } : entry.body;
     try {
       response = await this.api("POST", `/api/tournaments/${entry.tournament}/${entry.endpoint}`, body, {
         "Idempotency-Key": entry.key,
@@ -1738,6 +1740,17 @@ class Tablet {
     await this.outbox.put(entry);
     if (settled && this.who && ["corrections", "voids", "seats"].includes(entry.endpoint)) this.loadWhoAmI();
     return settled;
+  }
+
+  // This tablet's clock now, read as the entry's time was: its time plus the time since, by
+  // the page's monotonic clock while the page has not been reloaded, else the clock with the
+  // correction the entry was stamped with. Either way an error in the entry's time is in
+  // `sent` too, and the server sees it against its own clock (rule CL-6).
+  sentTime(entry) {
+    if (entry.page === performance.timeOrigin && Number.isFinite(entry.mono)) {
+      return Date.parse(entry.body.time ?? entry.time) + (performance.now() - entry.mono);
+    }
+    return Date.now() + (entry.offsetMs ?? this.clock.offsetMs);
   }
 
   async prune() {
