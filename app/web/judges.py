@@ -1,7 +1,10 @@
 """The judges' API: one table's tablet writes hands, corrections, voids and table events.
 
 Every write needs the table's bearer token; hands, corrections and voids also need an
-`Idempotency-Key`, generated on the tablet, so that a retry never enters a hand twice.
+`Idempotency-Key`, generated on the tablet, so that a retry never enters a hand twice. Deals,
+early starts and seats are exactly once by their natural key (the deal of that hand, ...),
+and a deal or an early start from a tablet's outbox carries the tablet's time of it and its
+clock when sent (`time`, `sent`; rule CL-6, README "Offline at the table").
 """
 
 from __future__ import annotations
