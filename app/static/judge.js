@@ -863,11 +863,15 @@ class Tablet {
     dealButton.dataset.hand = String(next);
     dealButton.dataset.dealt = deal?.state ?? "";
     const timing = this.timing(segment);
-    const late = !dealt && timing.timed && timing.deadline !== null && this.clock.now() > timing.deadline;
-    dealButton.disabled = late;
+    const now = this.clock.now();
+    const late = !dealt && timing.timed && timing.deadline !== null && now > timing.deadline;
+    const early = !dealt && timing.startsAt !== null && now < timing.startsAt;
+    dealButton.disabled = late || early;
     let note = "";
     if (late) {
       note = `The time limit passed at ${clockText(timing.deadline)}: no new hand may start (rule CL-3).`;
+    } else if (early) {
+      note = `This ${this.who.segment_kind} starts at ${clockText(timing.startsAt)}; to start sooner, record an early start that all four players agree to (rule CL-2).`;
     } else if (deal?.state === "other device") {
       note = `Hand ${next} was dealt at ${clockText(deal.time)}, recorded on another device at this table.`;
     } else if (deal?.state === "queued") {
