@@ -446,9 +446,9 @@ class Tablet {
   // since recorded: sent again, it is the deal in the log, and the outbox goes on.
   retryOnceRecorded() {
     for (const entry of this.entries) {
-      if (entry.status !== "refused" || !["CL-3", "CL-6"].includes(entry.rule)) continue;
+      if (entry.status !== "refused" || !["CL-3", "CL-6"].includes(entry.rule) || entry.field === "segment") continue;
       if (!["deals", "hands"].includes(entry.endpoint)) continue;
-      if (entry.body.round !== this.who?.round) continue;
+      if (entry.tournament !== this.who?.tournament || entry.body.round !== this.who?.round) continue;
       const deal = this.serverDeal(entry.body.segment, entry.body.hand);
       if (deal) this.retry(entry);
     }
@@ -509,6 +509,7 @@ class Tablet {
     const entry = this.entries.find(
       (e) =>
         e.endpoint === "deals" &&
+        e.tournament === this.who?.tournament &&
         e.body.round === this.who?.round &&
         e.body.table === this.who?.table &&
         e.body.segment === segment &&
@@ -1795,6 +1796,14 @@ class Tablet {
     const rule = entry.rule;
     const clock = "This tablet's clock was more than 30 seconds off the server's when it sent it, so the server cannot trust the time this tablet gave it";
     const headJudge = "Call the head judge: they record it by hand, with its time and a reason. This tablet sends it again by itself once it is in, then the entries after it.";
+    const closed = rule === "CL-3" && entry.field === "segment";
+    if (closed) {
+      return {
+        title: `${entry.endpoint === "deals" ? `The deal of hand ${body.hand}` : this.describe(entry)} was refused`,
+        what: `The organizer has closed this ${kind}: it takes no new hand or deal (rule CL-3).`,
+        next: "If the hand was played in time, call the head judge. Otherwise discard it.",
+      };
+    }
     if (entry.endpoint === "deals") {
       const title = `The deal of hand ${body.hand} was refused`;
       if (rule === "CL-6") {
@@ -1828,7 +1837,7 @@ class Tablet {
       };
     }
     const title = `Hand ${body.hand} was refused`;
-    if (entry.endpoint === "hands" && rule === "CL-3") {
+    if (entry.endpoint === "hands" && rule === "CL-3" && entry.field === "hand") {
       return {
         title,
         what: `Hand ${body.hand} has no deal recorded before the time limit, and the limit has passed (rule CL-3).`,
@@ -1859,6 +1868,7 @@ class Tablet {
   renderRefusal() {
     const entry = this.firstRefused();
     const box = $("refusal");
+    const appearing = box.hidden && entry !== null;
     box.hidden = entry === null;
     $("tablet").dataset.refused = entry ? "yes" : "no";
     if (!entry) return;
@@ -1868,6 +1878,10 @@ class Tablet {
     $("refusal-what").textContent = what;
     $("refusal-next").textContent = next;
     $("refusal-server").textContent = `${this.describe(entry)}. The server said: ${entry.error}`;
+    if (appearing) {
+      box.closest(".action-view").scrollTop = 0; // in sight, whatever the judge was looking at
+      box.scrollIntoView({ block: "nearest" });
+    }
     const behind = this.entries.filter((e) => e.status === "queued" && e.created > entry.created).length;
     $("refusal-waiting").textContent = behind
       ? `${behind} more ${behind === 1 ? "entry waits" : "entries wait"} behind it on this tablet; nothing is lost.`
