@@ -587,6 +587,8 @@ class Tablet {
   cycleSeats(segment, hand) {
     const info = this.segmentInfo(segment);
     const start = this.seatsOf(segment);
+    // Seats drawn here and not yet on the server: the server's cycles are of the old seats.
+    if (this.pendingOf("seats", segment).length) return start;
     const cycle = info?.cycles?.[Math.floor((Math.max(hand, 1) - 1) / 4)];
     const sameFour = cycle && cycle.length === 4 && cycle.every((p) => start.map(String).includes(String(p)));
     return sameFour ? cycle : start;

@@ -472,7 +472,10 @@ def test_early_start_deals_and_the_crowded_tablet(tablet: Any, hall: Any) -> Non
     page.tap('#tabs [data-tab="seats"]')
     page.tap("#seats-propose")
     page.tap("#seats-record")
-    wait_for(page, "() => document.querySelector('#seats-result').textContent.startsWith('Seats')")
+    wait_for(
+        page,
+        "() => document.querySelector('#seats-result').textContent.startsWith('Seats recorded')",
+    )
     assert log_lines(hall, type="seating", table=9, segment=1)[-1]["seats"] == seats_of(page)
 
     # Early start: the button waits for "all four agree" (rule CL-2).
@@ -494,9 +497,14 @@ def test_early_start_deals_and_the_crowded_tablet(tablet: Any, hall: Any) -> Non
     assert [line["hand"] for line in log_lines(hall, type="deal", table=9)] == [1, 2, 3, 4, 5]
     wait_for(page, "() => judgeTablet.table.hands.length === 5")
 
-    # Hand 6 is dealt, then the network goes: its result waits in the outbox.
+    # Hand 6 is dealt (and the server has the deal), then the network goes: its result waits
+    # in the outbox.
     page.tap("#deal-button")
     wait_for(page, "() => document.querySelector('#deal-button').classList.contains('done')")
+    wait_for(
+        page,
+        "() => judgeTablet.entries.every(e => e.endpoint !== 'deals' || e.status === 'sent')",
+    )
     tablet.set_offline(True)
     seats = page.evaluate("() => judgeTablet.cycleSeats(1, 6).map(String)")
     queued = send_hand(

@@ -131,11 +131,12 @@ def fill_hand(page: Any, result: dict[str, Any]) -> None:
 
 
 def send_hand(page: Any, result: dict[str, Any]) -> None:
-    count = page.evaluate("() => judgeTablet.entries.length")
+    hands = "judgeTablet.entries.filter(e => e.endpoint === 'hands').length"
+    count = page.evaluate(f"() => {hands}")
     fill_hand(page, result)
     page.tap("#entry-review")
     page.tap("#review-send")
-    wait_for(page, f"() => judgeTablet.entries.length > {count}")
+    wait_for(page, f"() => {hands} > {count}")
 
 
 def statuses(page: Any) -> list[tuple[str, int, str]]:
@@ -151,11 +152,25 @@ def test_a_whole_timed_half_played_offline_lands_once_in_order_and_nothing_is_re
     device: Any, event: Event
 ) -> None:
     table = 1
-    schedule(event, table, datetime.now(UTC) - timedelta(seconds=30))  # 70 minutes to play
+    schedule(event, table, datetime.now(UTC) + timedelta(minutes=3))
     page = open_tablet(device, event, table)
-    assert page.locator("#clock").inner_text().endswith("left")
+    wait_for(page, "() => document.querySelector('#clock').textContent.startsWith('starts in')")
 
     device.set_offline(True)
+    # Offline from the start: the seats drawn at the table, and an early start (rule CL-2).
+    page.tap('#tabs [data-tab="seats"]')
+    page.tap("#seats-propose")
+    page.tap("#seats-record")
+    wait_for(page, "() => judgeTablet.entries.length === 1")
+    drawn = page.evaluate("() => judgeTablet.entries[0].body.seats.map(String)")
+    assert page.locator("#seats-result").inner_text().startswith("Seats kept on this tablet")
+    page.tap('#tabs [data-tab="start"]')
+    page.tap("#start-agree")
+    page.tap("#start-record")
+    wait_for(page, "() => judgeTablet.entries.length === 2")
+    assert "kept on this tablet" in page.locator("#start-result").inner_text()
+    page.tap('#tabs [data-tab="hand"]')
+    assert page.locator("#seat-cards li.dealer .pid").inner_text() == drawn[0]
     hands = [hand for hand in event.round_one.hands[table] if hand["segment"] == 1]
     assert len(hands) == 8
     for number, hand in enumerate(hands, start=1):
@@ -173,7 +188,9 @@ def test_a_whole_timed_half_played_offline_lands_once_in_order_and_nothing_is_re
         send_hand(page, hand["result"])
     assert [s for s in statuses(page) if s[2] != "queued"] == []
     assert [(e, h) for e, h, _ in statuses(page)] == [
-        (endpoint, number) for number in range(1, 9) for endpoint in ("deals", "hands")
+        ("seats", 0),
+        ("early-starts", 0),
+        *((endpoint, number) for number in range(1, 9) for endpoint in ("deals", "hands")),
     ]
     assert event.log(type="deal", table=table) == []
     assert page.locator("#next-title").inner_text() == "Half 1 is complete"
@@ -181,11 +198,11 @@ def test_a_whole_timed_half_played_offline_lands_once_in_order_and_nothing_is_re
 
     device.set_offline(False)
     wait_for(page, "() => judgeTablet.entries.every(e => e.status === 'sent')", 30_000)
-    lines = [
-        line
-        for line in event.log(table=table)
-        if line["type"] in ("deal", "hand") and line.get("round") == 1
-    ]
+    table_lines = [line for line in event.log(table=table, round=1, segment=1) if "at" in line]
+    # The seats and the early start first, as entered; the seats replace the drawn ones.
+    assert [line["type"] for line in table_lines[:2]] == ["seating", "early_start"]
+    assert [str(p) for p in table_lines[0]["seats"]] == drawn
+    lines = [line for line in table_lines if line["type"] in ("deal", "hand")]
     # Every deal and hand lands once, in order: deal 1, hand 1, deal 2, ...
     assert [(line["type"], line["hand"]) for line in lines] == [
         (kind, number) for number in range(1, 9) for kind in ("deal", "hand")
