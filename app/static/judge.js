@@ -794,7 +794,11 @@ class Tablet {
     const until = (time) => Math.max(0, Math.ceil((Date.parse(time) - now) / 1000));
     const since = (time) => Math.max(0, Math.floor((now - Date.parse(time)) / 1000));
     let text;
-    if (clock.phase === "not_started" && clock.starts_at) {
+    const early = this.who ? this.pendingOf("early-starts", this.segment())[0] : null;
+    if (clock.phase === "not_started" && early && clock.deadline) {
+      // started early here, the server not told yet: the deadline does not move (rule CL-2)
+      text = `${formatClock(until(clock.deadline))} left`;
+    } else if (clock.phase === "not_started" && clock.starts_at) {
       text = `starts in ${formatClock(until(clock.starts_at))}`;
     } else if (clock.phase === "running" && clock.deadline) {
       const left = until(clock.deadline);

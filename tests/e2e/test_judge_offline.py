@@ -169,6 +169,7 @@ def test_a_whole_timed_half_played_offline_lands_once_in_order_and_nothing_is_re
     page.tap("#start-record")
     wait_for(page, "() => judgeTablet.entries.length === 2")
     assert "kept on this tablet" in page.locator("#start-result").inner_text()
+    wait_for(page, "() => document.querySelector('#clock').textContent.endsWith('left')")
     page.tap('#tabs [data-tab="hand"]')
     assert page.locator("#seat-cards li.dealer .pid").inner_text() == drawn[0]
     hands = [hand for hand in event.round_one.hands[table] if hand["segment"] == 1]
