@@ -221,7 +221,8 @@ def check_deal(facts: SegmentClockFacts, hand: int, at: datetime) -> None:
     if dealt is not None:
         raise IllegalMove("CL-3", "hand", f"hand {hand} was already dealt at {dealt.isoformat()}")
     if facts.deals and at < facts.deals[-1][1]:
-        # rule CL-6: the server's own stamps never run backwards
+        # rule CL-6: hands are dealt one after another, so their times never run backwards
+        # (a tablet's clock that did is off, or was set by hand)
         raise IllegalMove(
             "CL-6",
             "at",

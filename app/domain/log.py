@@ -117,13 +117,20 @@ class ScheduleSet:
 
 @dataclass(frozen=True)
 class DealRecorded:
-    """rule CL-3: the moment a hand's tiles were completely dealt."""
+    """rule CL-3: the moment a hand's tiles were completely dealt.
+
+    `time` is the moment the rules judge: the server's clock for a deal sent without one, the
+    tablet's corrected clock for a deal its outbox sent (perhaps long after, from offline).
+    `sent` is the tablet's clock when it sent the line, `override` the head judge's reason
+    for recording it by hand; neither changes what the line means (docs/log-format.md)."""
 
     round: int
     segment: int
     table: int
     hand: int
     time: datetime
+    sent: datetime | None = None
+    override: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,8 @@ class EarlyStart:
     table: int
     time: datetime
     agreed: bool
+    sent: datetime | None = None  # as on a deal line
+    override: str | None = None
 
 
 @dataclass(frozen=True)
@@ -388,14 +397,23 @@ def _schedule(f: _Fields) -> ScheduleSet:
 
 
 def _deal(f: _Fields) -> DealRecorded:
-    return DealRecorded(*f.where(), f.positive("hand"), f.time("time", "CL-3"))
+    sent, override = _tablet_fields(f, "CL-3")
+    return DealRecorded(*f.where(), f.positive("hand"), f.time("time", "CL-3"), sent, override)
 
 
 def _early_start(f: _Fields) -> EarlyStart:
     agreed = f.raw["agreed"]
     if agreed is not True:
         raise MalformedInput("CL-2", "agreed", "an early start needs all four players to agree")
-    return EarlyStart(*f.where(), f.time("time", "CL-2"), agreed)
+    sent, override = _tablet_fields(f, "CL-2")
+    return EarlyStart(*f.where(), f.time("time", "CL-2"), agreed, sent, override)
+
+
+def _tablet_fields(f: _Fields, rule: str) -> tuple[datetime | None, str | None]:
+    """A deal's or an early start's `sent` (the tablet's clock when it sent the line) and
+    `override` (why the head judge recorded it): kept for the audit list, never judged."""
+    sent = f.time("sent", "CL-6") if "sent" in f.raw else None
+    return sent, f.text("override", rule, optional=True)
 
 
 def _extension(f: _Fields) -> ExtensionGiven:
@@ -432,8 +450,8 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "round_end": ({"round"}, {"draw_seed", "reason"}, _round_end),
     "draw": ({"round", "seed"}, set(), _draw),
     "schedule": ({"round", "segment", "start"}, {"group"}, _schedule),
-    "deal": (_TABLE | {"hand", "time"}, set(), _deal),
-    "early_start": (_TABLE | {"time", "agreed"}, set(), _early_start),
+    "deal": (_TABLE | {"hand", "time"}, {"sent", "override"}, _deal),
+    "early_start": (_TABLE | {"time", "agreed"}, {"sent", "override"}, _early_start),
     "extension": (_TABLE | {"minutes"}, set(), _extension),
     "play_all": (_TABLE | {"reason"}, set(), _play_all),
     "segment_end": ({"round", "segment"}, {"group"}, _segment_end),
@@ -475,13 +493,14 @@ def parse_line(text: str) -> Event:
 
 def line_time(raw: object) -> datetime | None:
     """When a line happened, where it says: a deal's or early start's `time`, else the
-    `at` the server stamped on it. Lines without one (registrations, schedules) are timeless."""
+    `at` the server stamped on it. Lines without one (registrations, schedules) are timeless.
+    A deal or early start with both is in the log from the later of the two: one recorded
+    on a tablet offline happened at its `time`, but the log has it only since its `at`."""
     if not isinstance(raw, dict):
         return None
-    key = "time" if raw.get("type") in ("deal", "early_start") else "at"
-    if key not in raw:
-        return None
-    return parse_time(raw[key], key, "CONTRACT §1")
+    keys = ("time", "at") if raw.get("type") in ("deal", "early_start") else ("at",)
+    times = [parse_time(raw[key], key, "CONTRACT §1") for key in keys if key in raw]
+    return max(times, default=None)
 
 
 def event_to_log(event: Event) -> dict[str, Any]:
@@ -575,12 +594,23 @@ def event_to_log(event: Event) -> dict[str, Any]:
         return closed if event.group is None else {**closed, "group": event.group}
     where = {"round": event.round, "segment": event.segment, "table": event.table}
     if isinstance(event, DealRecorded):
-        return {"type": "deal", **where, "hand": event.hand, "time": format_time(event.time)}
+        deal = {"type": "deal", **where, "hand": event.hand, "time": format_time(event.time)}
+        return {**deal, **_tablet_log_fields(event)}
     if isinstance(event, EarlyStart):
-        return {"type": "early_start", **where, "time": format_time(event.time), "agreed": True}
+        start = {"type": "early_start", **where, "time": format_time(event.time), "agreed": True}
+        return {**start, **_tablet_log_fields(event)}
     if isinstance(event, ExtensionGiven):
         return {"type": "extension", **where, "minutes": event.minutes}
     return {"type": "play_all", **where, "reason": event.reason}
+
+
+def _tablet_log_fields(event: DealRecorded | EarlyStart) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if event.sent is not None:
+        fields["sent"] = format_time(event.sent)
+    if event.override is not None:
+        fields["override"] = event.override
+    return fields
 
 
 _TYPE_OF: Mapping[type, str] = {

@@ -17,6 +17,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from app.domain.log import format_time
 from app.domain.numbers import exact, shown
 from app.domain.replay import (
     clock_report,
@@ -218,6 +219,12 @@ class States:
                     "winner": seated.settlements[number].winner,
                 }
                 for number in sorted(seated.hands)
+            ],
+            # every deal recorded in the segment, so a second device at the table knows the
+            # next hand is dealt (rule CL-3)
+            "deals": [
+                {"hand": number, "time": format_time(at)}
+                for number, at in sorted(seated.deals.items())
             ],
             "next_hand": next_hand,
             "next_dealer": next_dealer,

@@ -1,21 +1,32 @@
-"""What judges' tablets send: hands, corrections and voids (exactly once, whatever the
-network does), deals, early starts, seats and penalties at their own table."""
+"""What judges' tablets send: hands, corrections and voids, deals, early starts and seats
+(each exactly once, whatever the network does), and penalties at their own table; and what
+the head judge records by hand when a tablet's clock cannot be trusted."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from sqlmodel import Session
 
 from app.db import queries
 from app.db.tables import IdempotencyRecord
-from app.domain.errors import IllegalMove
+from app.domain.errors import IllegalMove, MalformedInput
 from app.domain.hands import PlayerId
-from app.domain.log import Event, HandRecorded, HandVoided, parse_event
+from app.domain.log import (
+    DealRecorded,
+    EarlyStart,
+    Event,
+    HandRecorded,
+    HandVoided,
+    SeatingRecorded,
+    format_time,
+    parse_event,
+)
 from app.domain.tournament import Tournament
 from app.services.errors import (
     Forbidden,
@@ -247,13 +258,181 @@ def check_new_hand(tournament: Tournament, event: HandRecorded) -> None:
         )
 
 
+# How far a tablet's clock may be off the server's when it sends a deal or an early start
+# with its own time of the event (README, "Offline at the table"). A tablet corrects its
+# clock by the feed's server time, to well under a second; a request in flight takes at most
+# the tablet's 10-second timeout. Beyond 30 s the tablet's correction is wrong (it never
+# reached the feed, or its clock was set by hand), and so is the time it gave the event.
+TABLET_CLOCK_BOUND = timedelta(seconds=30)
+
+TableEvent = DealRecorded | EarlyStart | SeatingRecorded
+Already = Literal["recorded", "entered"]
+
+
+@dataclass(frozen=True)
+class TableEventOutcome:
+    """The log lines that hold a table event: appended by this request, or (`already`)
+    found in the log, since the same event recorded twice is one event."""
+
+    appended: Appended
+    already: Already | None = None
+
+
 def table_event(
-    store: TournamentStore, tournament_id: int, scope: TableScope, event: Event
-) -> Appended:
-    """A deal, an early start, a seat entry or a penalty from a judge's tablet."""
-    table = getattr(event, "table", None)
-    if table is not None:
-        scope.check(tournament_id, int(table))
-    elif tournament_id != scope.tournament_id:
-        raise Forbidden("this table token belongs to another tournament")
-    return store.append(tournament_id, [event], scope.author)
+    store: TournamentStore,
+    tournament_id: int,
+    scope: TableScope,
+    event: TableEvent,
+    *,
+    arrived: datetime | None = None,
+) -> TableEventOutcome:
+    """A deal, an early start or a seat entry from a judge's tablet, exactly once.
+
+    The event's natural key makes a retry harmless: the deal of a hand, the early start of a
+    table's segment, the same seats of a segment (or cycle) recorded again is the event
+    already in the log, answered with its line and never refused or doubled. The deal of a
+    hand already entered (where no deal was needed) is answered as `already: "entered"`.
+    With `arrived`, the event carries the tablet's time and `sent`: the tablet's clock must
+    be within TABLET_CLOCK_BOUND of the server's (rule CL-6), or the event is refused, for
+    the head judge to record by hand (`head_judge_event`).
+    """
+    scope.check(tournament_id, event.table)
+
+    def check() -> None:
+        if arrived is not None and isinstance(event, DealRecorded | EarlyStart):
+            check_tablet_clock(event, arrived)
+
+    return _exactly_once(store, tournament_id, event, scope.author, check)
+
+
+def head_judge_event(
+    store: TournamentStore, tournament_id: int, event: DealRecorded | EarlyStart
+) -> TableEventOutcome:
+    """The head judge (the admin credential) records a deal or an early start by hand, at
+    the time they decide, with the reason in the line's `override`: after a tablet's clock
+    was refused as off, or a deal the judge forgot. Every rule of the clock still applies."""
+    if event.override is None or not event.override.strip():
+        raise MalformedInput("CL-6", "reason", "the head judge's override needs a reason")
+    return _exactly_once(store, tournament_id, event, Author("admin"), lambda: None)
+
+
+def check_tablet_clock(event: DealRecorded | EarlyStart, arrived: datetime) -> None:
+    """rule CL-6: a tablet's time of an event counts only if its clock was right when it
+    sent it: `sent` within TABLET_CLOCK_BOUND of the server's time `arrived`."""
+    if event.sent is None:
+        raise MalformedInput(
+            "CL-6", "sent", "a tablet's time needs the tablet's clock when it sent it"
+        )
+    if event.time > event.sent:
+        raise MalformedInput(
+            "CL-6",
+            "time",
+            f"{format_time(event.time)} is after the tablet sent it ({format_time(event.sent)})",
+        )
+    off = event.sent - arrived
+    if abs(off) > TABLET_CLOCK_BOUND:
+        what = "the deal" if isinstance(event, DealRecorded) else "the early start"
+        raise IllegalMove(
+            "CL-6",
+            "sent",
+            f"this tablet's clock said {_clock_text(event.sent)} when it sent {what} and the "
+            f"server's said {_clock_text(arrived)}: {_duration_text(abs(off))} "
+            f"{'ahead' if off > timedelta(0) else 'behind'}, more than the "
+            f"{_duration_text(TABLET_CLOCK_BOUND)} allowed, so its time "
+            f"{_clock_text(event.time)} cannot be trusted; the head judge can record it",
+        )
+
+
+def _exactly_once(
+    store: TournamentStore,
+    tournament_id: int,
+    event: TableEvent,
+    author: Author,
+    check: Callable[[], None],
+) -> TableEventOutcome:
+    def decide(tournament: Tournament) -> list[Event]:
+        # Under the append's lock (issue 13): of two devices sending the same deal at once,
+        # the second finds the first's line here and is answered with it.
+        found = _already(tournament, event)
+        if found is not None:
+            raise _Recorded(found)
+        check()
+        return [event]
+
+    try:
+        return TableEventOutcome(store.append(tournament_id, decide, author))
+    except _Recorded as recorded:
+        # a retry, or another device was first: never refused, never doubled
+        return _recorded_line(store, tournament_id, event, recorded.found)
+
+
+class _Recorded(Exception):
+    """The event is in the log already (or, for a deal, its hand is)."""
+
+    def __init__(self, found: Already) -> None:
+        self.found = found
+
+
+def _already(tournament: Tournament, event: TableEvent) -> Already | None:
+    state = tournament.rounds.get(event.round)
+    table = None if state is None else state.tables.get((event.segment, event.table))
+    if table is None:
+        return None
+    match event:
+        case DealRecorded():
+            if event.hand in table.deals:
+                return "recorded"
+            return "entered" if event.hand in table.entered else None
+        case EarlyStart():
+            return "recorded" if table.early_start is not None else None
+        case SeatingRecorded():
+            cycle = event.cycle or 1
+            seats = table.seats if cycle == 1 else table.cycle_seats.get(cycle)
+            return "recorded" if seats == event.seats else None
+    return None  # pragma: no cover - every table event is matched above
+
+
+def _recorded_line(
+    store: TournamentStore, tournament_id: int, event: TableEvent, found: Already
+) -> TableEventOutcome:
+    """The answer for an event already recorded: the line that holds it."""
+    with Session(store.engine) as session:
+        lines = queries.table_audit_lines(session, tournament_id, event.table, event.round)
+    for line in reversed(lines):
+        if _holds(json.loads(line.body), event, found):
+            kept = () if found == "entered" else (line.body,)
+            return TableEventOutcome(Appended(tournament_id, line.version, line.seq, kept), found)
+    raise AssertionError("the state comes from these very lines")  # pragma: no cover
+
+
+def _holds(line: Mapping[str, Any], event: TableEvent, found: Already) -> bool:
+    """Whether a log line is the one that recorded `event` (or, for a deal of a hand
+    already entered, the hand)."""
+    if line.get("table") != event.table or line.get("segment") != event.segment:
+        return False
+    match event:
+        case DealRecorded():
+            kind = "hand" if found == "entered" else "deal"
+            return line.get("type") == kind and line.get("hand") == event.hand
+        case EarlyStart():
+            return line.get("type") == "early_start"
+        case SeatingRecorded():
+            return (
+                line.get("type") == "seating"
+                and (line.get("cycle") or 1) == (event.cycle or 1)
+                and line.get("seats") == list(event.seats)
+            )
+    return False  # pragma: no cover
+
+
+def _clock_text(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%H:%M:%S")
+
+
+def _duration_text(delta: timedelta) -> str:
+    seconds = math.ceil(delta.total_seconds())
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
+    parts.append(f"{seconds} s" if seconds or not any(parts) else "")
+    return " ".join(part for part in parts if part)

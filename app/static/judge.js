@@ -2,10 +2,16 @@
 //
 // What the server knows comes from the `table:N` live channel and `/judge/whoami`; both are
 // kept in localStorage so that the page still shows the table after a reload while offline.
-// What the judge enters goes first into the outbox, an IndexedDB store on this tablet, under
-// a key made here that is also the Idempotency-Key: the outbox sends it until the server
+// What the judge enters (hands, corrections, voids, and deals, seats and early starts too,
+// issue 13) goes first into the outbox, an IndexedDB store on this tablet, under a key made
+// here that is also the Idempotency-Key: the outbox sends it, in order, until the server
 // confirms it, so a reload, a dropped network or a server restart loses nothing and, since
-// a retry carries the same key, doubles nothing (CONTRACT §3).
+// a retry carries the same key (a deal, seat or early start: the same natural key), doubles
+// nothing (CONTRACT §3). A deal or an early start carries this tablet's time of it, by its
+// clock corrected from the feed's server time, and its clock when sent: the server judges
+// the deal by that time (rule CL-3), so a deal made offline before the deadline counts.
+// An entry the server refuses stops the outbox and covers the actions with what happened
+// and what to do, until the judge sends it again or discards it.
 //
 // Names and other text from the server are only ever set with textContent.
 
@@ -18,6 +24,10 @@ const RETRY_EVERY_MS = 5000; // besides the browser's `online` event
 const IN_PROGRESS_RETRY_MS = 1000; // the server said "retry in a moment"
 const REQUEST_TIMEOUT_MS = 10000; // a request that hangs is abandoned and sent again later
 const KEEP_SENT = 60; // sent entries kept on the tablet, as a record
+const CLOCK_KEY = `${STORE}clock`;
+const CLOCK_WINDOW_MS = 60000; // the feed's server times the clock correction is taken from
+const HAND_ENDPOINTS = new Set(["hands", "corrections", "voids"]);
+const TIMED_ENDPOINTS = new Set(["deals", "early-starts"]); // they carry the tablet's time
 const SEAT_NAMES = ["east", "south", "west", "north"];
 const WIND = { east: "E", south: "S", west: "W", north: "N" };
 const KIND_NAMES = {
@@ -91,7 +101,44 @@ export function shuffled(items) {
   return out;
 }
 
-// -- the outbox: IndexedDB, one record per hand, correction or void ---------------------------
+// -- the tablet's clock: its own, corrected by the server's time from the feed (rule CL-6) -----
+
+// Every heartbeat and snapshot of the feed says the server's time when it was sent. A message
+// is only ever late, never early, so of the last minute's readings the largest offset is the
+// least delayed one. The offset is kept in localStorage: a tablet reloaded offline keeps it.
+export class TabletClock {
+  constructor() {
+    const saved = readJson(CLOCK_KEY);
+    this.offsetMs = Number.isFinite(saved?.offsetMs) ? saved.offsetMs : 0;
+    this.learnedAt = saved?.learnedAt ?? null; // when this tablet last heard the server's time
+    this.samples = [];
+  }
+
+  learn(serverTime) {
+    const server = Date.parse(serverTime ?? "");
+    if (!Number.isFinite(server)) return;
+    const local = Date.now();
+    this.samples = this.samples.filter((s) => local - s.at < CLOCK_WINDOW_MS && s.at <= local);
+    this.samples.push({ at: local, offset: server - local });
+    this.offsetMs = Math.max(...this.samples.map((s) => s.offset));
+    this.learnedAt = local;
+    writeJson(CLOCK_KEY, { offsetMs: this.offsetMs, learnedAt: local });
+  }
+
+  now() {
+    return Date.now() + this.offsetMs;
+  }
+}
+
+function isoTime(ms) {
+  return new Date(ms).toISOString();
+}
+
+function clockText(time) {
+  return time === null || time === undefined ? "–" : new Date(time).toLocaleTimeString();
+}
+
+// -- the outbox: IndexedDB, one record per hand, correction, void, deal, seating, early start -
 
 export class Outbox {
   constructor(name = "scoreboard-judge") {
@@ -214,8 +261,9 @@ class Tablet {
     this.drawSeats = null; // the seats being drawn (rule SE-5)
     this.swapFrom = null;
     this.voidHand = null;
-    this.dealNote = null; // what the server said to the last deal, for its hand only
-    this.dealt = {}; // "round:segment:hand" -> time the server stamped (rule CL-3)
+    this.clock = new TabletClock();
+    this.entryNotice = ""; // why the form changed under the judge's hands
+    this.lastCreated = 0;
   }
 
   // ---- start ----
@@ -250,7 +298,11 @@ class Tablet {
     });
     window.addEventListener("offline", () => this.renderStatus());
     setInterval(() => this.flush(), RETRY_EVERY_MS);
-    setInterval(() => this.renderClock(), 1000);
+    // The clock ticks, and with it whether a new hand may still start (rule CL-3).
+    setInterval(() => {
+      this.renderClock();
+      if (this.who) this.renderNextHand(this.segment());
+    }, 1000);
     this.flush();
   }
 
@@ -319,12 +371,16 @@ class Tablet {
         this.table = cached.state;
         this.tableVersion = cached.version;
       }
-      this.dealt = readJson(this.cacheKey("dealt")) ?? {};
       $("no-token").hidden = true;
       $("tablet").hidden = false;
       $("judge").dataset.state = "ready";
       this.feed = new LiveFeed(who.tournament, [`table:${who.table}`], {
-        onState: (_, state, message) => this.onTable(state, message),
+        onState: (_, state, message) => {
+          // a snapshot's server time is fresh; a change may come from the feed's history
+          if (message.type === "snapshot") this.clock.learn(message.server_time);
+          this.onTable(state, message);
+        },
+        onHeartbeat: (message) => this.clock.learn(message.server_time),
         onStatus: (status) => this.renderStatus(status),
       }).connect();
     }
@@ -362,7 +418,40 @@ class Tablet {
     ) {
       this.loadWhoAmI(); // new round, segment or seats: names and cycles come from whoami
     }
+    this.supersedeDraft();
+    this.retryOnceRecorded();
     this.render();
+  }
+
+  // A hand the judge is entering here, entered meanwhile on another device at the table: the
+  // form must not offer to enter it again (the server would refuse it as entered already).
+  supersedeDraft() {
+    const draft = this.draft;
+    if (draft.mode !== "new" || draft.hand === null) return;
+    const server = this.serverTable(draft.segment);
+    const entered = (server?.hands ?? []).find((h) => h.hand === draft.hand);
+    if (!entered) return;
+    const ours = this.entries.some(
+      (e) => e.endpoint === "hands" && e.body.segment === draft.segment && e.body.hand === draft.hand,
+    );
+    if (ours) return;
+    this.entryNotice =
+      `Hand ${draft.hand} was entered on another device at this table: ` +
+      `${this.rowText(draft.segment, { deltas: entered.deltas })}. Nothing was sent from here; ` +
+      "the form now shows the next hand.";
+    this.draft = this.emptyDraft();
+  }
+
+  // A deal refused (the tablet's clock was off, or it came too late) that the head judge has
+  // since recorded: sent again, it is the deal in the log, and the outbox goes on.
+  retryOnceRecorded() {
+    for (const entry of this.entries) {
+      if (entry.status !== "refused" || !["CL-3", "CL-6"].includes(entry.rule) || entry.field === "segment") continue;
+      if (!["deals", "hands"].includes(entry.endpoint)) continue;
+      if (entry.tournament !== this.who?.tournament || entry.body.round !== this.who?.round) continue;
+      const deal = this.serverDeal(entry.body.segment, entry.body.hand);
+      if (deal) this.retry(entry);
+    }
   }
 
   // ---- what the tablet shows: the server's state plus the outbox ----
@@ -391,16 +480,115 @@ class Tablet {
   }
 
   seatsOf(segment) {
+    const queued = this.pendingOf("seats", segment).filter((e) => !e.body.cycle).pop();
+    if (queued) return [...queued.body.seats]; // drawn at the table, not yet on the server
     if (this.table?.segment === segment && this.table.seats) {
       return SEAT_NAMES.map((s) => this.table.seats[s]);
     }
     return this.segmentInfo(segment)?.seats ?? [];
   }
 
+  // The table channel's state if it shows `segment` of this round.
+  serverTable(segment) {
+    const shown = this.table?.segment === segment && this.table.round === this.who?.round;
+    return shown ? this.table : null;
+  }
+
+  pendingOf(endpoint, segment) {
+    return this.pending().filter((e) => e.endpoint === endpoint && e.body.segment === segment);
+  }
+
+  serverDeal(segment, hand) {
+    return (this.serverTable(segment)?.deals ?? []).find((d) => d.hand === hand) ?? null;
+  }
+
+  // The deal of `hand`, as far as this tablet knows: the server's (from any device at the
+  // table), or one in this outbox (queued, sent, or refused).
+  dealOf(segment, hand) {
+    const server = this.serverDeal(segment, hand);
+    const entry = this.entries.find(
+      (e) =>
+        e.endpoint === "deals" &&
+        e.tournament === this.who?.tournament &&
+        e.body.round === this.who?.round &&
+        e.body.table === this.who?.table &&
+        e.body.segment === segment &&
+        e.body.hand === hand,
+    );
+    if (server) return { time: server.time, state: entry ? "server" : "other device", entry };
+    if (entry) return { time: entry.body.time, state: entry.status, entry };
+    return null;
+  }
+
+  // What the tablet knows of the segment's clock: whether its deadline can end it (rules
+  // CL-3, CL-3a, PN-2), the deadline and the start (an early start still queued counts).
+  timing(segment) {
+    const clock = this.serverTable(segment)?.clock ?? null;
+    const early = this.pendingOf("early-starts", segment)[0]?.body.time ?? null;
+    if (!clock) return { known: false, timed: true, deadline: null, startsAt: early && Date.parse(early) };
+    const startsAt = early ?? clock.starts_at;
+    return {
+      known: true,
+      timed: Boolean(clock.deadline) && !clock.play_all,
+      deadline: clock.deadline ? Date.parse(clock.deadline) : null,
+      startsAt: startsAt ? Date.parse(startsAt) : null,
+      phase: clock.phase,
+    };
+  }
+
+  // Why a new hand cannot be sent yet for lack of its deal (rule CL-3), or null.
+  dealProblem(segment, hand) {
+    const deal = this.dealOf(segment, hand);
+    if (deal && deal.state !== "refused") return null;
+    const timing = this.timing(segment);
+    if (!timing.timed) return null; // rule CL-3a: no deal is needed
+    const kind = this.who.segment_kind;
+    const now = this.clock.now();
+    if (timing.deadline !== null && now > timing.deadline) {
+      return (
+        `Hand ${hand} has no recorded deal and the time limit passed at ${clockText(timing.deadline)}, ` +
+        "so the server would refuse it (rule CL-3). If its tiles were dealt before then, call the " +
+        "head judge to record the deal: the hand can be sent once it is in."
+      );
+    }
+    if (timing.startsAt !== null && now < timing.startsAt) {
+      return `This ${kind} starts at ${clockText(timing.startsAt)}: wait, or record an early start first (all four players agreeing, rule CL-2).`;
+    }
+    return `Tap “Tiles dealt” for hand ${hand} first: in a timed ${kind} every hand needs its deal (rule CL-3).`;
+  }
+
+  // rule CL-3: in a timed segment the deal of a new hand is recorded when the judge starts
+  // entering it, if nobody recorded it before and the deadline has not passed: the tiles were
+  // dealt before the judge could start entering the result, so that time is never too early.
+  autoDeal(segment, hand) {
+    if (hand === null || this.dealOf(segment, hand)) return;
+    const timing = this.timing(segment);
+    if (!timing.timed) return;
+    const now = this.clock.now();
+    if (timing.deadline !== null && now > timing.deadline) return; // dealProblem says why
+    if (timing.startsAt !== null && now < timing.startsAt) return;
+    this.queueDeal(segment, hand, true);
+  }
+
+  // The judge starts entering a new hand: the form keeps to that hand from now on.
+  startEntering() {
+    const draft = this.draft;
+    this.entryNotice = "";
+    if (draft.mode !== "new") return;
+    if (draft.hand === null) {
+      const { segment, hand } = this.draftTarget();
+      draft.segment = segment;
+      draft.hand = hand;
+    }
+    this.autoDeal(draft.segment, draft.hand);
+  }
+
   // The seats in the cycle of `hand` (rules SE-6 to SE-9): East, South, West, North.
   cycleSeats(segment, hand) {
     const info = this.segmentInfo(segment);
     const start = this.seatsOf(segment);
+    // Seats drawn here and not yet on the server: the server's cycles are of the old seats.
+    if (this.pendingOf("seats", segment).length) return start;
     const cycle = info?.cycles?.[Math.floor((Math.max(hand, 1) - 1) / 4)];
     const sameFour = cycle && cycle.length === 4 && cycle.every((p) => start.map(String).includes(String(p)));
     return sameFour ? cycle : start;
@@ -457,7 +645,7 @@ class Tablet {
     let game = { ...base, ...server, ended: server.end_rule };
     let next = Math.max(0, ...hands.map((h) => h.hand)) + 1;
     for (const entry of this.pending()) {
-      if (entry.body.segment !== segment) continue;
+      if (entry.body.segment !== segment || !HAND_ENDPOINTS.has(entry.endpoint)) continue;
       if (entry.endpoint !== "hands") return null; // the server replays the game after it
       if (entry.body.hand !== next || next >= hand) continue;
       game = advance(game, entry.body.result);
@@ -514,7 +702,7 @@ class Tablet {
     }
     const players = this.seatsOf(segment);
     for (const entry of this.pending()) {
-      if (entry.body.segment !== segment) continue;
+      if (entry.body.segment !== segment || !HAND_ENDPOINTS.has(entry.endpoint)) continue;
       const number = entry.body.hand;
       const label = entry.status === "queued" ? "queued" : "sent";
       if (entry.endpoint === "voids") {
@@ -581,6 +769,7 @@ class Tablet {
     this.renderStart();
     this.renderClock();
     this.renderTabs();
+    this.renderRefusal();
   }
 
   renderStatus(status = this.feedStatus) {
@@ -601,11 +790,15 @@ class Tablet {
       node.textContent = "no clock";
       return;
     }
-    const now = this.feed ? this.feed.serverNow() : Date.now();
+    const now = this.clock.now();
     const until = (time) => Math.max(0, Math.ceil((Date.parse(time) - now) / 1000));
     const since = (time) => Math.max(0, Math.floor((now - Date.parse(time)) / 1000));
     let text;
-    if (clock.phase === "not_started" && clock.starts_at) {
+    const early = this.who ? this.pendingOf("early-starts", this.segment())[0] : null;
+    if (clock.phase === "not_started" && early && clock.deadline) {
+      // started early here, the server not told yet: the deadline does not move (rule CL-2)
+      text = `${formatClock(until(clock.deadline))} left`;
+    } else if (clock.phase === "not_started" && clock.starts_at) {
       text = `starts in ${formatClock(until(clock.starts_at))}`;
     } else if (clock.phase === "running" && clock.deadline) {
       const left = until(clock.deadline);
@@ -670,12 +863,30 @@ class Tablet {
         : "Waiting for the server to replay the game";
     }
     dealButton.hidden = false;
-    const stamped = this.dealt[`${this.who.round}:${segment}:${next}`];
-    dealButton.textContent = stamped ? `Dealt ✓ ${stamped}` : `Tiles dealt · hand ${next}`;
-    const note = this.dealNote;
-    $("deal-note").textContent = note && note.key === `${this.who.round}:${segment}:${next}` ? note.text : "";
-    dealButton.classList.toggle("done", Boolean(stamped));
+    const deal = this.dealOf(segment, next);
+    const dealt = deal && deal.state !== "refused";
+    dealButton.textContent = dealt ? `Dealt ✓ ${clockText(deal.time)}` : `Tiles dealt · hand ${next}`;
+    dealButton.classList.toggle("done", Boolean(dealt));
     dealButton.dataset.hand = String(next);
+    dealButton.dataset.dealt = deal?.state ?? "";
+    const timing = this.timing(segment);
+    const now = this.clock.now();
+    const late = !dealt && timing.timed && timing.deadline !== null && now > timing.deadline;
+    const early = !dealt && timing.startsAt !== null && now < timing.startsAt;
+    dealButton.disabled = late || early;
+    let note = "";
+    if (late) {
+      note = `The time limit passed at ${clockText(timing.deadline)}: no new hand may start (rule CL-3).`;
+    } else if (early) {
+      note = `This ${this.who.segment_kind} starts at ${clockText(timing.startsAt)}; to start sooner, record an early start that all four players agree to (rule CL-2).`;
+    } else if (deal?.state === "other device") {
+      note = `Hand ${next} was dealt at ${clockText(deal.time)}, recorded on another device at this table.`;
+    } else if (deal?.state === "queued") {
+      note = `${deal.entry.auto ? "Deal recorded when you started entering the hand" : "Deal recorded"} at ${clockText(deal.time)}, by this tablet's clock; it goes to the server as soon as the network allows.`;
+    } else if (deal?.state === "sent" || deal?.state === "server") {
+      note = `Deal of hand ${next} recorded at ${clockText(deal.time)}${deal.entry?.auto ? ", when you started entering the hand" : ""}.`;
+    }
+    $("deal-note").textContent = note;
   }
 
   totals(segment) {
@@ -827,7 +1038,9 @@ class Tablet {
     summary.classList.toggle("has-refused", counts.refused > 0);
     $("outbox-note").textContent = this.tokenProblem
       ? `The server does not accept this tablet's token: ${this.tokenProblem}`
-      : counts.queued
+      : counts.refused
+        ? `${counts.queued} waiting behind a refused entry: say what to do with it first.`
+        : counts.queued
         ? `${counts.queued} waiting for the server; sent again every ${RETRY_EVERY_MS / 1000} s and as soon as the network returns.`
         : "";
     const list = $("outbox-list");
@@ -843,24 +1056,7 @@ class Tablet {
           entry.status === "queued" && entry.lastError
             ? el("span", { class: "note", text: `${entry.attempts} attempt(s): ${entry.lastError}` })
             : null,
-          entry.status === "refused"
-            ? el(
-                "span",
-                { class: "entry-buttons" },
-                el("button", {
-                  type: "button",
-                  class: "secondary",
-                  text: "Send again",
-                  onclick: () => this.retry(entry),
-                }),
-                el("button", {
-                  type: "button",
-                  class: "danger",
-                  text: "Discard",
-                  onclick: () => this.discard(entry),
-                }),
-              )
-            : null,
+          el("span", { class: "note", text: clockText(entry.time ?? entry.created) }),
         ),
       ),
     );
@@ -868,7 +1064,14 @@ class Tablet {
 
   describe(entry) {
     const body = entry.body;
-    const where = `${capitalised(this.who?.segment_kind ?? "segment")} ${body.segment} hand ${body.hand}`;
+    const kind = capitalised(this.who?.segment_kind ?? "segment");
+    const where = `${kind} ${body.segment} hand ${body.hand}`;
+    if (entry.endpoint === "deals") return `${where}: tiles dealt at ${clockText(body.time)}${entry.auto ? " (when the entry began)" : ""}`;
+    if (entry.endpoint === "early-starts") return `${kind} ${body.segment}: early start at ${clockText(body.time)}, all four agreeing`;
+    if (entry.endpoint === "seats") {
+      const seats = body.seats.map((p, i) => `${WIND[SEAT_NAMES[i]]} ${this.nameOf(p)}`).join(", ");
+      return `${kind} ${body.segment}: seats ${seats}`;
+    }
     if (entry.endpoint === "voids") return `${where}: void (${body.reason})`;
     const result = body.result;
     let what = KIND_NAMES[result.kind];
@@ -971,6 +1174,7 @@ class Tablet {
             ? "No hand to enter"
             : `Result of hand ${hand}`;
     $("entry-title").textContent = title;
+    $("entry-notice").textContent = this.entryNotice;
     $("entry-reason-row").hidden = draft.mode !== "correction";
     for (const button of document.querySelectorAll("#outcomes [data-kind]")) {
       button.setAttribute("aria-pressed", String(button.dataset.kind === draft.kind));
@@ -1091,6 +1295,11 @@ class Tablet {
     const players = this.seatsOf(segment);
     if (hand === null) return { problem: "This segment has all its hands." };
     if (players.length !== 4) return { problem: "The seats are not known yet." };
+    if (draft.mode === "new") {
+      // rule CL-3: a new hand of a timed segment goes only with its deal
+      const missing = this.dealProblem(segment, hand);
+      if (missing) return { problem: missing };
+    }
     if (!draft.kind) return { problem: "Pick the outcome." };
     if (draft.mode === "correction" && !draft.reason.trim()) {
       return { problem: "Say why the hand is corrected." };
@@ -1201,24 +1410,42 @@ class Tablet {
     const pending = this.pendingSend;
     if (!pending) return;
     this.pendingSend = null;
-    const entry = {
-      key: newKey(), // also the Idempotency-Key: made once, here, before the first try
-      endpoint: pending.endpoint,
-      tournament: this.who.tournament,
-      body: pending.body,
-      status: "queued",
-      created: Date.now(),
-      order: this.entries.length,
-      attempts: 0,
-      lastError: null,
-    };
-    await this.outbox.put(entry); // on the tablet before anything goes out
-    this.entries.push(entry);
     this.draft = this.emptyDraft();
     this.voidHand = null;
     this.tab = "hand";
+    await this.queue(pending.endpoint, pending.body);
+  }
+
+  // Keeps one entry in the outbox (on the tablet before anything goes out), then sends.
+  // A deal or an early start gets this tablet's time of it, and the clock correction used,
+  // so that its `sent` is read on the same corrected clock (rule CL-6).
+  async queue(endpoint, body, extra = {}) {
+    const now = this.clock.now();
+    // `created` orders the outbox: it must never run backwards, even if the clock is set back
+    this.lastCreated = Math.max(Date.now(), this.lastCreated + 1, ...this.entries.map((e) => e.created + 1));
+    const entry = {
+      key: newKey(), // also the Idempotency-Key: made once, here, before the first try
+      endpoint,
+      tournament: this.who.tournament,
+      body: TIMED_ENDPOINTS.has(endpoint) ? { ...body, time: isoTime(now) } : body,
+      status: "queued",
+      created: this.lastCreated,
+      order: this.entries.length,
+      attempts: 0,
+      lastError: null,
+      time: isoTime(now), // this tablet's time of the entry, shown in the outbox
+      offsetMs: this.clock.offsetMs,
+      // the page's monotonic clock at that moment: a `sent` measured from it is immune to
+      // the tablet's clock being set (by hand, or by the system) between then and sending
+      page: performance.timeOrigin,
+      mono: performance.now(),
+      ...extra,
+    };
+    await this.outbox.put(entry);
+    this.entries.push(entry);
     this.render();
     this.flush();
+    return entry;
   }
 
   // ---- entering an Ari Ari hand ----
@@ -1464,9 +1691,12 @@ class Tablet {
         this.flushAgain = false;
         this.entries = await this.outbox.all();
         for (const entry of this.entries) {
-          if (entry.status !== "queued") continue;
+          if (entry.status === "sent") continue;
+          // A refused entry stops the ones after it until the judge decides (the hand after
+          // a refused deal would be refused too): they wait here, nothing is lost.
+          if (entry.status === "refused") break;
           // Stop at the first entry still waiting: the next hand depends on this one.
-          if (!(await this.send(entry))) break;
+          if (!(await this.send(entry)) || entry.status === "refused") break;
         }
       } while (this.flushAgain);
       await this.prune();
@@ -1480,15 +1710,13 @@ class Tablet {
   async send(entry) {
     let response;
     entry.attempts += 1;
+    // A deal or an early start says this tablet's clock as it sends it, corrected as its
+    // time was: the server checks the correction against its own clock (rule CL-6).
+    const body = TIMED_ENDPOINTS.has(entry.endpoint) ? { ...entry.body, sent: isoTime(this.sentTime(entry)) } : entry.body;
     try {
-      response = await this.api(
-        "POST",
-        `/api/tournaments/${entry.tournament}/${entry.endpoint}`,
-        entry.body,
-        {
-          "Idempotency-Key": entry.key,
-        },
-      );
+      response = await this.api("POST", `/api/tournaments/${entry.tournament}/${entry.endpoint}`, body, {
+        "Idempotency-Key": entry.key,
+      });
     } catch {
       entry.lastError = navigator.onLine ? "the server does not answer" : "no network";
       await this.outbox.put(entry);
@@ -1513,13 +1741,27 @@ class Tablet {
     } else if (response.status >= 400 && response.status < 500) {
       entry.status = "refused";
       entry.error = answer?.detail ?? `the server refused it (HTTP ${response.status})`;
+      entry.rule = answer?.rule ?? null;
+      entry.field = answer?.field ?? null;
+      entry.refusedAt = Date.now();
     } else {
       entry.lastError = `server error (HTTP ${response.status})`;
       settled = false;
     }
     await this.outbox.put(entry);
-    if (settled && this.who && entry.endpoint !== "hands") this.loadWhoAmI();
+    if (settled && this.who && ["corrections", "voids", "seats"].includes(entry.endpoint)) this.loadWhoAmI();
     return settled;
+  }
+
+  // This tablet's clock now, read as the entry's time was: its time plus the time since, by
+  // the page's monotonic clock while the page has not been reloaded, else the clock with the
+  // correction the entry was stamped with. Either way an error in the entry's time is in
+  // `sent` too, and the server sees it against its own clock (rule CL-6).
+  sentTime(entry) {
+    if (entry.page === performance.timeOrigin && Number.isFinite(entry.mono)) {
+      return Date.parse(entry.body.time ?? entry.time) + (performance.now() - entry.mono);
+    }
+    return Date.now() + (entry.offsetMs ?? this.clock.offsetMs);
   }
 
   async prune() {
@@ -1533,15 +1775,123 @@ class Tablet {
   async retry(entry) {
     entry.status = "queued";
     entry.error = null;
+    entry.rule = null;
+    entry.field = null;
     await this.outbox.put(entry);
+    this.render();
     this.flush();
   }
 
   async discard(entry) {
-    if (!confirm(`Discard this entry? It was refused: ${entry.error}`)) return;
+    if (!confirm(`Discard this entry? ${this.describe(entry)}. It was refused: ${entry.error}`)) return;
     await this.outbox.remove(entry.key);
     this.entries = await this.outbox.all();
     this.render();
+    this.flush(); // the entries after it go on
+  }
+
+  // ---- a refused entry: what happened and what to do, in the judge's words ----
+
+  firstRefused() {
+    return this.entries.find((e) => e.status === "refused") ?? null;
+  }
+
+  explainRefusal(entry) {
+    const body = entry.body;
+    const kind = this.who?.segment_kind ?? "segment";
+    const rule = entry.rule;
+    const clock = "This tablet's clock was more than 30 seconds off the server's when it sent it, so the server cannot trust the time this tablet gave it";
+    const headJudge = "Call the head judge: they record it by hand, with its time and a reason. This tablet sends it again by itself once it is in, then the entries after it.";
+    const closed = rule === "CL-3" && entry.field === "segment";
+    if (closed) {
+      return {
+        title: `${entry.endpoint === "deals" ? `The deal of hand ${body.hand}` : this.describe(entry)} was refused`,
+        what: `The organizer has closed this ${kind}: it takes no new hand or deal (rule CL-3).`,
+        next: "If the hand was played in time, call the head judge. Otherwise discard it.",
+      };
+    }
+    if (entry.endpoint === "deals") {
+      const title = `The deal of hand ${body.hand} was refused`;
+      if (rule === "CL-6") {
+        return { title, what: `${clock} (${clockText(body.time)} on this tablet, rule CL-6).`, next: headJudge };
+      }
+      if (rule === "CL-3" && entry.field === "time") {
+        return {
+          title,
+          what: `The tiles of hand ${body.hand} were dealt at ${clockText(body.time)}, after the time limit: no new hand may start after it (rule CL-3).`,
+          next: `If they were dealt in time, call the head judge to record the deal. Otherwise discard it: this ${kind} is over for the table.`,
+        };
+      }
+      if (rule === "CL-2") {
+        return {
+          title,
+          what: `The deal at ${clockText(body.time)} is before this ${kind}'s start, and no early start is recorded (rule CL-2).`,
+          next: "If all four players agreed to start early, record the early start, then send the deal again. Otherwise call the head judge, or discard it.",
+        };
+      }
+    }
+    if (entry.endpoint === "early-starts") {
+      const title = "The early start was refused";
+      if (rule === "CL-6") return { title, what: `${clock} (rule CL-6).`, next: headJudge };
+      return { title, what: `${this.reason(entry)}.`, next: `Discard it and start on the schedule, or call the head judge.` };
+    }
+    if (entry.endpoint === "seats") {
+      return {
+        title: "The seats were refused",
+        what: `${this.reason(entry)}.`,
+        next: "Discard them and record the seats again on the Seats tab, or call the head judge.",
+      };
+    }
+    const title = `Hand ${body.hand} was refused`;
+    if (entry.endpoint === "hands" && rule === "CL-3" && entry.field === "hand") {
+      return {
+        title,
+        what: `Hand ${body.hand} has no deal recorded before the time limit, and the limit has passed (rule CL-3).`,
+        next: "If its tiles were dealt in time, call the head judge to record the deal: this tablet then sends the hand again by itself. Otherwise the hand does not count: discard it.",
+      };
+    }
+    if (entry.endpoint === "hands" && /already entered/.test(entry.error ?? "")) {
+      return {
+        title,
+        what: `Hand ${body.hand} is already entered at this table, from another tablet or device.`,
+        next: "Compare it with the hands on the left. Discard this one; if this tablet's result was the right one, correct the hand (Correct / void) and give the reason.",
+      };
+    }
+    return {
+      title,
+      what: `${this.reason(entry)}.`,
+      next: "Discard it and enter it again as it should be, or send it again once the cause is fixed (the head judge can help).",
+    };
+  }
+
+  // The server's sentence, without the field prefix and the rule in brackets.
+  reason(entry) {
+    const text = (entry.error ?? "").replace(/^field '[^']*': /, "").replace(/ \(rule [^)]*\)$/, "");
+    const sentence = text ? text[0].toUpperCase() + text.slice(1) : "The server refused it";
+    return entry.rule ? `${sentence} (rule ${entry.rule})` : sentence;
+  }
+
+  renderRefusal() {
+    const entry = this.firstRefused();
+    const box = $("refusal");
+    const appearing = box.hidden && entry !== null;
+    box.hidden = entry === null;
+    $("tablet").dataset.refused = entry ? "yes" : "no";
+    if (!entry) return;
+    const { title, what, next } = this.explainRefusal(entry);
+    box.dataset.key = entry.key;
+    $("refusal-title").textContent = title;
+    $("refusal-what").textContent = what;
+    $("refusal-next").textContent = next;
+    $("refusal-server").textContent = `${this.describe(entry)}. The server said: ${entry.error}`;
+    if (appearing) {
+      box.closest(".action-view").scrollTop = 0; // in sight, whatever the judge was looking at
+      box.scrollIntoView({ block: "nearest" });
+    }
+    const behind = this.entries.filter((e) => e.status === "queued" && e.created > entry.created).length;
+    $("refusal-waiting").textContent = behind
+      ? `${behind} more ${behind === 1 ? "entry waits" : "entries wait"} behind it on this tablet; nothing is lost.`
+      : "";
   }
 
   // ---- corrections and voids ----
@@ -1642,40 +1992,20 @@ class Tablet {
     this.showReview(segment, hand, back, this.pendingSend);
   }
 
-  // ---- table events: deal, seats, early start (these need the server's clock, so no outbox) ----
+  // ---- table events: deal, seats, early start, through the outbox like the hands ----
 
-  async post(path, body) {
-    try {
-      const response = await this.api("POST", `/api/tournaments/${this.who.tournament}/${path}`, body);
-      const answer = await response.json().catch(() => null);
-      return {
-        ok: response.ok,
-        answer,
-        message: response.ok ? null : (answer?.detail ?? `HTTP ${response.status}`),
-      };
-    } catch {
-      return { ok: false, answer: null, message: "No connection to the server: try again when it is back." };
-    }
-  }
-
+  // "Tiles dealt": the deal goes into the outbox with this tablet's time (rule CL-3), online
+  // or not; the server judges it by that time, whenever it arrives.
   async recordDeal() {
     const segment = this.segment();
     const hand = Number($("deal-button").dataset.hand);
-    if (!hand) return;
-    const key = `${this.who.round}:${segment}:${hand}`;
-    if (this.dealt[key]) return;
-    $("deal-button").disabled = true;
-    const outcome = await this.post("deals", { round: this.who.round, segment, table: this.who.table, hand });
-    $("deal-button").disabled = false;
-    if (outcome.ok) {
-      const time = outcome.answer?.lines?.[0]?.time;
-      this.dealt[key] = time ? new Date(time).toLocaleTimeString() : "recorded";
-      writeJson(this.cacheKey("dealt"), this.dealt);
-      this.dealNote = { key, text: `Deal of hand ${hand} recorded by the server's clock.` };
-    } else {
-      this.dealNote = { key, text: outcome.message };
-    }
-    this.render();
+    if (!hand || this.dealOf(segment, hand)) return;
+    await this.queueDeal(segment, hand, false);
+  }
+
+  queueDeal(segment, hand, auto) {
+    const body = { round: this.who.round, segment, table: this.who.table, hand };
+    return this.queue("deals", body, auto ? { auto: true } : {});
   }
 
   renderSeatDraw(segment) {
@@ -1686,6 +2016,7 @@ class Tablet {
       this.drawSeats = { segment, seats: [...this.seatsOf(segment)], proposed: false };
       this.swapFrom = null;
     }
+    $("seats-result").textContent = this.seatsResult(segment);
     $("seats-note").textContent = hasHands
       ? `This ${kind} has hands already; its seats are fixed (rule SE-5).`
       : "Draw the seats at the table, or tap “Propose draw”. Tap two seats to exchange their players, then record them.";
@@ -1728,25 +2059,34 @@ class Tablet {
 
   async recordSeats() {
     const { segment, seats } = this.drawSeats;
-    const outcome = await this.post("seats", {
-      round: this.who.round,
-      segment,
-      table: this.who.table,
-      seats,
-    });
-    $("seats-result").textContent = outcome.ok
-      ? `Seats recorded: East ${this.nameOf(seats[0])}, South ${this.nameOf(seats[1])}, West ${this.nameOf(seats[2])}, North ${this.nameOf(seats[3])}.`
-      : outcome.message;
-    if (outcome.ok) {
-      this.drawSeats = null;
-      await this.loadWhoAmI();
-    }
+    this.drawSeats = null;
+    await this.queue("seats", { round: this.who.round, segment, table: this.who.table, seats: [...seats] });
+  }
+
+  // What became of the seats last recorded on this tablet for `segment`.
+  seatsResult(segment) {
+    const entry = this.entries.filter((e) => e.endpoint === "seats" && e.body.segment === segment && e.body.round === this.who.round).pop();
+    if (!entry) return "";
+    const seats = entry.body.seats;
+    const names = `East ${this.nameOf(seats[0])}, South ${this.nameOf(seats[1])}, West ${this.nameOf(seats[2])}, North ${this.nameOf(seats[3])}`;
+    if (entry.status === "sent") return `Seats recorded: ${names}.`;
+    if (entry.status === "refused") return `Seats refused: ${entry.error}`;
+    return `Seats kept on this tablet: ${names}. They go to the server as soon as the network allows.`;
   }
 
   renderStart() {
     const clock = this.table?.round === this.who?.round ? this.table?.clock : null;
     const startsAt = clock?.starts_at ? new Date(clock.starts_at).toLocaleTimeString() : null;
-    const canStart = clock?.phase === "not_started" && Boolean(clock.starts_at);
+    const segment = this.segment();
+    const entry = this.entries.filter((e) => e.endpoint === "early-starts" && e.body.segment === segment && e.body.round === this.who.round).pop();
+    const canStart = clock?.phase === "not_started" && Boolean(clock.starts_at) && (!entry || entry.status === "refused");
+    $("start-result").textContent = !entry
+      ? ""
+      : entry.status === "sent"
+        ? `Early start recorded at ${clockText(entry.body.time)}.`
+        : entry.status === "refused"
+          ? `Early start refused: ${entry.error}`
+          : `Early start at ${clockText(entry.body.time)} kept on this tablet; it goes to the server as soon as the network allows.`;
     $("start-note").textContent = canStart
       ? `Scheduled start ${startsAt}. The table may start up to ${this.who.early_start_minutes} minutes early when all four players agree; the deadline does not move (rule CL-2).`
       : clock?.starts_at
@@ -1758,16 +2098,8 @@ class Tablet {
   async recordEarlyStart() {
     if (!$("start-agree").checked) return;
     const segment = this.segment();
-    const outcome = await this.post("early-starts", {
-      round: this.who.round,
-      segment,
-      table: this.who.table,
-    });
-    $("start-result").textContent = outcome.ok
-      ? "Early start recorded by the server's clock."
-      : outcome.message;
     $("start-agree").checked = false;
-    this.renderStart();
+    await this.queue("early-starts", { round: this.who.round, segment, table: this.who.table });
   }
 
   // ---- wiring ----
@@ -1791,7 +2123,8 @@ class Tablet {
           reason: keep.reason,
           kind: button.dataset.kind,
         };
-        this.renderEntry();
+        this.startEntering();
+        this.render();
       });
     }
     for (const button of document.querySelectorAll("#aa-outcomes [data-aa-kind]")) {
@@ -1804,7 +2137,8 @@ class Tablet {
           riichi: keep.riichi, // what happened at the table besides the outcome stays
           dead: keep.dead,
         };
-        this.renderEntry();
+        this.startEntering();
+        this.render();
       });
     }
     for (const button of document.querySelectorAll("#keypad [data-key]")) {
@@ -1816,6 +2150,7 @@ class Tablet {
     });
     $("entry-clear").addEventListener("click", () => {
       this.draft = this.emptyDraft();
+      this.entryNotice = "";
       $("entry-reason").value = "";
       this.renderEntry();
       this.renderTabs();
@@ -1841,6 +2176,14 @@ class Tablet {
     $("seats-record").addEventListener("click", () => this.recordSeats());
     $("start-agree").addEventListener("change", () => this.renderStart());
     $("start-record").addEventListener("click", () => this.recordEarlyStart());
+    $("refusal-retry").addEventListener("click", () => {
+      const entry = this.firstRefused();
+      if (entry) this.retry(entry);
+    });
+    $("refusal-discard").addEventListener("click", () => {
+      const entry = this.firstRefused();
+      if (entry) this.discard(entry);
+    });
   }
 }
 

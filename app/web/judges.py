@@ -1,17 +1,22 @@
 """The judges' API: one table's tablet writes hands, corrections, voids and table events.
 
 Every write needs the table's bearer token; hands, corrections and voids also need an
-`Idempotency-Key`, generated on the tablet, so that a retry never enters a hand twice.
+`Idempotency-Key`, generated on the tablet, so that a retry never enters a hand twice. Deals,
+early starts and seats are exactly once by their natural key (the deal of that hand, ...),
+and a deal or an early start from a tablet's outbox carries the tablet's time of it and its
+clock when sent (`time`, `sent`; rule CL-6, README "Offline at the table").
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.domain.errors import MalformedInput
 from app.domain.log import (
     DealRecorded,
     EarlyStart,
@@ -19,10 +24,12 @@ from app.domain.log import (
     HandVoided,
     PenaltyGiven,
     SeatingRecorded,
+    parse_time,
 )
 from app.domain.tournament import Tournament
 from app.services.errors import Forbidden
 from app.services.judging import (
+    TableEventOutcome,
     TableScope,
     check_correction,
     check_new_hand,
@@ -30,7 +37,7 @@ from app.services.judging import (
     submit_once,
     table_event,
 )
-from app.web.answers import Recorded, recorded
+from app.web.answers import Recorded, recorded, recorded_fields
 from app.web.deps import MAX_NUMBER, JudgeDep, StoreDep, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
 
@@ -154,8 +161,24 @@ class VoidBody(TablePlace):
     reason: str = Field(min_length=1)
 
 
-class DealBody(TablePlace):
+class TabletTime(TablePlace):
+    """A table event from a tablet's outbox carries the tablet's time of it and the
+    tablet's clock when it sent it (rule CL-6); without them the server's clock stamps it."""
+
+    time: str | None = Field(
+        default=None, description="When it happened, by the tablet's corrected clock (ISO 8601)"
+    )
+    sent: str | None = Field(
+        default=None, description="The tablet's clock, corrected the same way, when it sent this"
+    )
+
+
+class DealBody(TabletTime):
     hand: int = Field(ge=1, le=MAX_NUMBER)
+
+
+class EarlyStartBody(TabletTime):
+    pass
 
 
 class SeatsBody(TablePlace):
@@ -275,32 +298,90 @@ def void_hand(
     return _answer(status, answer)
 
 
-@router.post("/deals", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
+class TableEventRecorded(Recorded):
+    """A table event's answer: 201 with the line it appended, or 200 with the line that
+    recorded it before (`already: "recorded"`: a retry, or another device was first), or,
+    for the deal of a hand already entered, no line (`already: "entered"`)."""
+
+    already: Literal["recorded", "entered"] | None = Field(
+        default=None, description="Set when nothing was appended: the event was in before"
+    )
+
+
+TABLE_EVENT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **PROBLEM_RESPONSES,
+    200: {"model": TableEventRecorded, "description": "Recorded before: nothing appended"},
+}
+
+
+def table_event_answer(outcome: TableEventOutcome) -> JSONResponse:
+    answer = TableEventRecorded(**recorded_fields(outcome.appended), already=outcome.already)
+    return JSONResponse(answer.model_dump(mode="json"), status_code=200 if outcome.already else 201)
+
+
+def tablet_time(body: TabletTime, rule: str) -> tuple[datetime | None, datetime | None]:
+    """The tablet's time of the event and its clock when it sent it: both or neither."""
+    if (body.time is None) != (body.sent is None):
+        missing = "sent" if body.sent is None else "time"
+        raise MalformedInput(
+            "CL-6",
+            missing,
+            "the tablet's time of the event and its clock when it sent it go together",
+        )
+    if body.time is None or body.sent is None:
+        return None, None
+    return parse_time(body.time, "time", rule), parse_time(body.sent, "sent", "CL-6")
+
+
+@router.post(
+    "/deals", status_code=201, response_model=TableEventRecorded, responses=TABLE_EVENT_RESPONSES
+)
 def record_deal(
     tournament_id: TournamentId, body: DealBody, store: StoreDep, judge: JudgeDep
-) -> Recorded:
-    """The tiles of a hand are completely dealt, now by the server's clock (rule CL-3)."""
-    event = DealRecorded(body.round, body.segment, body.table, body.hand, store.clock())
-    return recorded(table_event(store, tournament_id, _scope(judge), event))
+) -> JSONResponse:
+    """The tiles of a hand are completely dealt (rule CL-3): at the tablet's `time`, sent
+    from its outbox (perhaps long after, from offline) with `sent`, or now by the server's
+    clock. The same deal recorded again is the deal in the log (200)."""
+    arrived = store.clock()
+    time, sent = tablet_time(body, "CL-3")
+    event = DealRecorded(body.round, body.segment, body.table, body.hand, time or arrived, sent)
+    outcome = table_event(
+        store, tournament_id, _scope(judge), event, arrived=arrived if sent else None
+    )
+    return table_event_answer(outcome)
 
 
-@router.post("/early-starts", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
+@router.post(
+    "/early-starts",
+    status_code=201,
+    response_model=TableEventRecorded,
+    responses=TABLE_EVENT_RESPONSES,
+)
 def record_early_start(
-    tournament_id: TournamentId, body: TablePlace, store: StoreDep, judge: JudgeDep
-) -> Recorded:
-    """All four players agree to start now, before the schedule (rule CL-2)."""
-    event = EarlyStart(body.round, body.segment, body.table, store.clock(), True)
-    return recorded(table_event(store, tournament_id, _scope(judge), event))
+    tournament_id: TournamentId, body: EarlyStartBody, store: StoreDep, judge: JudgeDep
+) -> JSONResponse:
+    """All four players agree to start before the schedule (rule CL-2): at the tablet's
+    `time` with `sent`, or now. An early start recorded again is the one in the log (200)."""
+    arrived = store.clock()
+    time, sent = tablet_time(body, "CL-2")
+    event = EarlyStart(body.round, body.segment, body.table, time or arrived, True, sent)
+    outcome = table_event(
+        store, tournament_id, _scope(judge), event, arrived=arrived if sent else None
+    )
+    return table_event_answer(outcome)
 
 
-@router.post("/seats", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES)
+@router.post(
+    "/seats", status_code=201, response_model=TableEventRecorded, responses=TABLE_EVENT_RESPONSES
+)
 def record_seats(
     tournament_id: TournamentId, body: SeatsBody, store: StoreDep, judge: JudgeDep
-) -> Recorded:
-    """The seats drawn at the table (rule SE-5), or a cycle's seats (rules SE-8, SE-9)."""
+) -> JSONResponse:
+    """The seats drawn at the table (rule SE-5), or a cycle's seats (rules SE-8, SE-9). The
+    same seats recorded again are the seating in the log (200)."""
     seats = (body.seats[0], body.seats[1], body.seats[2], body.seats[3])
     event = SeatingRecorded(body.round, body.segment, body.table, seats, body.cycle)
-    return recorded(table_event(store, tournament_id, _scope(judge), event))
+    return table_event_answer(table_event(store, tournament_id, _scope(judge), event))
 
 
 @router.post(

@@ -9,6 +9,7 @@ from app.web import (
     admin_pages,
     feeds,
     hall,
+    head_judge,
     health,
     judge_pages,
     judges,
@@ -20,6 +21,7 @@ from app.web import (
 router = APIRouter()
 router.include_router(health.router)
 router.include_router(judges.router)
+router.include_router(head_judge.router)
 router.include_router(admin.router)
 router.include_router(public.router)
 router.include_router(feeds.router)

@@ -342,7 +342,8 @@ def test_a_correction_keeps_its_reason_and_a_refused_hand_says_why(tablet: Any, 
     assert lines[1]["reason"] == "the winner was in furiten"
 
     # Hand 2 goes in from elsewhere while the tablet is offline: the tablet's own hand 2 is
-    # refused with the server's message, and the judge may discard it.
+    # refused, and a blocking message over the actions says so in the judge's words, with
+    # what to do next (issue 13: never only a counter); the judge discards it there.
     tablet.set_offline(True)
     second = hall.round_one.hands[5][1]
     queued = send_hand(page, second["result"])
@@ -351,13 +352,25 @@ def test_a_correction_keeps_its_reason_and_a_refused_hand_says_why(tablet: Any, 
     assert judge_post(hall, 5, "hands", body, "from-another-device").status_code == 201
     tablet.set_offline(False)
     wait_status(page, queued, "refused")
-    page.tap("#outbox-summary")
-    entry = page.locator(f'#outbox-list li[data-key="{queued}"]')
-    assert "already entered" in entry.inner_text()
+    refusal = page.locator("#refusal")
+    refusal.wait_for(state="visible")
+    assert refusal.get_attribute("role") == "alertdialog"
+    assert page.locator("#refusal-title").inner_text() == "Hand 2 was refused"
+    assert "already entered at this table, from another tablet" in refusal.inner_text()
+    assert "Discard this one" in page.locator("#refusal-next").inner_text()
+    # It covers the actions: the Hand form cannot be used past it.
+    assert page.evaluate(
+        """() => {
+            const box = document.querySelector('#refusal').getBoundingClientRect();
+            const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+            return document.querySelector('#refusal').contains(hit);
+        }"""
+    )
     assert counts(page)["refused"] == 1
     page.once("dialog", lambda dialog: dialog.accept())
-    entry.locator("button.danger").tap()
+    page.tap("#refusal-discard")
     wait_for(page, "() => judgeTablet.entries.every(e => e.status !== 'refused')")
+    refusal.wait_for(state="hidden")
     assert len(log_lines(hall, type="hand", table=5, hand=2)) == 1
 
 
@@ -459,7 +472,10 @@ def test_early_start_deals_and_the_crowded_tablet(tablet: Any, hall: Any) -> Non
     page.tap('#tabs [data-tab="seats"]')
     page.tap("#seats-propose")
     page.tap("#seats-record")
-    wait_for(page, "() => document.querySelector('#seats-result').textContent.startsWith('Seats')")
+    wait_for(
+        page,
+        "() => document.querySelector('#seats-result').textContent.startsWith('Seats recorded')",
+    )
     assert log_lines(hall, type="seating", table=9, segment=1)[-1]["seats"] == seats_of(page)
 
     # Early start: the button waits for "all four agree" (rule CL-2).
@@ -481,9 +497,14 @@ def test_early_start_deals_and_the_crowded_tablet(tablet: Any, hall: Any) -> Non
     assert [line["hand"] for line in log_lines(hall, type="deal", table=9)] == [1, 2, 3, 4, 5]
     wait_for(page, "() => judgeTablet.table.hands.length === 5")
 
-    # Hand 6 is dealt, then the network goes: its result waits in the outbox.
+    # Hand 6 is dealt (and the server has the deal), then the network goes: its result waits
+    # in the outbox.
     page.tap("#deal-button")
     wait_for(page, "() => document.querySelector('#deal-button').classList.contains('done')")
+    wait_for(
+        page,
+        "() => judgeTablet.entries.every(e => e.endpoint !== 'deals' || e.status === 'sent')",
+    )
     tablet.set_offline(True)
     seats = page.evaluate("() => judgeTablet.cycleSeats(1, 6).map(String)")
     queued = send_hand(

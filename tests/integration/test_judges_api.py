@@ -935,7 +935,11 @@ def test_seats_drawn_at_the_table_are_recorded_and_checked(
     assert_problem(twice, 422, "seats", "FM-9")
     first_hand = post(client, club, "hands", hand(1, 1, DRAW, segment=2), key="s2-h1")
     assert first_hand.json()["next_dealer"] == "ami"  # rule FM-7: the new South deals hand 2
-    reseat = post(client, club, "seats", seats)
+    again = post(client, club, "seats", seats)  # the same seats: the seating in the log
+    assert again.status_code == 200, again.text
+    assert again.json()["already"] == "recorded"
+    assert again.json()["seq"] == recorded.json()["seq"]
+    reseat = post(client, club, "seats", {**seats, "seats": ["ami", "dirk", "bo", "cleo"]})
     assert_problem(reseat, 409, "seats", "SE-5")
 
 
@@ -1029,7 +1033,7 @@ BAD_REQUESTS = [
     ),
     pytest.param(
         "seats",
-        {"round": 1, "segment": 1, "table": 1, "seats": list(TABLE_1)},
+        {"round": 1, "segment": 1, "table": 1, "seats": list(reversed(TABLE_1))},
         1,
         None,
         id="reseat-after-hands",

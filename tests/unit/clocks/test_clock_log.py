@@ -1081,3 +1081,34 @@ def test_clock_lines_round_trip_through_the_log_writer() -> None:
 
     assert written[0] == schedule(t("09:00"))
     assert written[1:] == lines[1:]
+
+
+def test_a_deal_recorded_offline_keeps_its_time_and_is_in_the_log_from_its_arrival() -> None:
+    """A tablet's outbox sends a deal with the tablet's `time` and `sent`; the server stamps
+    `at` when it arrives. The rules judge `time` (here before the 10:10 deadline though it
+    arrived at 10:30); the log as it stood at a moment holds it only from its `at`."""
+    offline = {**deal(1, 1, t("09:01")), "sent": t("10:30"), "at": t("10:30")}
+    override = {
+        **deal(1, 2, t("10:05")),
+        "override": "tablet clock 4 min slow; dealt at 10:05",
+        "at": t("10:40"),
+    }
+    lines = [*SCHEDULED, offline, hand(1, 1, at=t("10:30:01")), override, hand(1, 2, at=t("10:41"))]
+
+    tournament = replay_lines(texts(lines))
+    assert tournament.clock_facts(1, 1, 1).deals == ((1, moment("09:01")), (2, moment("10:05")))
+    assert tournament.clock_facts(1, 1, 1).hands_completed == 2
+    before_arrival = replay_lines(texts(lines), until=moment("10:29:59"))
+    assert before_arrival.clock_facts(1, 1, 1).deals == ()
+    arrived = replay_lines(texts(lines), until=moment("10:30"))
+    assert arrived.clock_facts(1, 1, 1).deals == ((1, moment("09:01")),)
+    written = [event_to_log(parse_line(json.dumps(line))) for line in (offline, override)]
+    assert written == [{k: v for k, v in line.items() if k != "at"} for line in (offline, override)]
+    # `sent` is a time like any other, and `override` a reason: a bad one is refused.
+    for bad, field in (
+        ({**offline, "sent": "10:30"}, "sent"),
+        ({**override, "override": ""}, "override"),
+    ):
+        with pytest.raises(LogError) as caught:
+            replay_lines(texts([*SCHEDULED, bad]))
+        assert caught.value.violation.field == field

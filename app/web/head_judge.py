@@ -1,0 +1,66 @@
+"""The head judge's override: a deal or an early start recorded by hand, with a reason.
+
+The head judge is whoever holds the admin credential (`SCOREBOARD_ADMIN_TOKEN`): the
+organizer's bearer token. A tablet whose clock was off by more than the bound the server
+accepts (rule CL-6, `TABLET_CLOCK_BOUND`) has its deal or early start refused, since its
+time cannot be trusted; a judge who forgot to record a deal before the deadline cannot
+record it any more. In both cases the head judge decides the time and records the line
+here: it carries the reason in `override`, `"by": "admin"`, and shows in the table's audit
+list. The rules of the clock still apply to it (a deal after the deadline is refused, CL-3).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.domain.errors import MalformedInput
+from app.domain.log import DealRecorded, EarlyStart, parse_time
+from app.services.judging import head_judge_event
+from app.web.deps import MAX_NUMBER, AdminDep, StoreDep, TournamentId
+from app.web.judges import TABLE_EVENT_RESPONSES, TableEventRecorded, table_event_answer
+
+router = APIRouter(prefix="/api/tournaments/{tournament_id}", tags=["head judge"])
+
+
+class OverrideBody(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    type: Literal["deal", "early_start"]
+    round: int = Field(ge=1, le=MAX_NUMBER)
+    segment: int = Field(ge=1, le=MAX_NUMBER)
+    table: int = Field(ge=1, le=MAX_NUMBER)
+    hand: int | None = Field(default=None, ge=1, le=MAX_NUMBER, description="For a deal")
+    time: str = Field(description="When it happened, as the head judge decides (ISO 8601)")
+    reason: str = Field(min_length=1, description="Why it is recorded by hand (kept in the log)")
+
+
+@router.post(
+    "/overrides",
+    status_code=201,
+    response_model=TableEventRecorded,
+    responses=TABLE_EVENT_RESPONSES,
+)
+def record_override(
+    tournament_id: TournamentId, body: OverrideBody, store: StoreDep, _: AdminDep
+) -> JSONResponse:
+    """Record a table's deal or early start by hand, at `time`, with the reason (the admin
+    token only). The same deal or early start recorded before is answered as it stands (200)."""
+    reason = body.reason.strip()
+    if not reason:
+        raise MalformedInput("CL-6", "reason", "the head judge's override needs a reason")
+    event: DealRecorded | EarlyStart
+    if body.type == "deal":
+        if body.hand is None:
+            raise MalformedInput("CL-3", "hand", "a deal names its hand")
+        time = parse_time(body.time, "time", "CL-3")
+        event = DealRecorded(body.round, body.segment, body.table, body.hand, time, override=reason)
+    else:
+        if body.hand is not None:
+            raise MalformedInput("CL-2", "hand", "an early start names no hand")
+        time = parse_time(body.time, "time", "CL-2")
+        event = EarlyStart(body.round, body.segment, body.table, time, True, override=reason)
+    return table_event_answer(head_judge_event(store, tournament_id, event))
