@@ -30,6 +30,38 @@ def test_the_live_client_follows_the_feed_in_the_browser(page: Any, hall: Any) -
     assert page.evaluate("() => window.states.standings.cut.advance") == 16
 
 
+def test_the_live_client_takes_its_clock_from_fresh_messages_not_replayed_changes(
+    page: Any, hall: Any
+) -> None:
+    """rule CL-6: a client that resumes gets the changes it missed from the feed's history,
+    each with the server_time it was first sent at; taking the clock from those would put a
+    hall's countdown minutes out until the next heartbeat. The hello, snapshots and
+    heartbeats are made as they are sent."""
+    page.goto(f"{hall.base_url}/api/health")
+    offsets = page.evaluate(
+        """async () => {
+            const { LiveFeed } = await import('/static/live.js');
+            const feed = new LiveFeed(1, ['clocks']);  // never connected: messages by hand
+            const ago = (ms) => new Date(Date.now() - ms).toISOString();
+            const seen = [];
+            feed.receive(JSON.stringify({ type: 'hello', version: 7, server_time: ago(0) }));
+            seen.push(feed.serverNow() - Date.now());
+            // a change first sent 10 minutes ago, replayed from the history (on a channel
+            // this client does not follow, so nothing else happens)
+            feed.receive(JSON.stringify({
+                type: 'change', channel: 'table:3', since: 5, version: 6,
+                server_time: ago(600000), mode: 'replace', data: {},
+            }));
+            seen.push(feed.serverNow() - Date.now());
+            feed.receive(JSON.stringify({ type: 'heartbeat', version: 7, server_time: ago(0) }));
+            seen.push(feed.serverNow() - Date.now());
+            feed.close();
+            return seen;
+        }"""
+    )
+    assert [abs(offset) < 2000 for offset in offsets] == [True, True, True], offsets
+
+
 def test_the_live_client_applies_standings_changes_as_the_server_means_them(
     page: Any, hall: Any
 ) -> None:

@@ -119,13 +119,17 @@ def test_a_client_gets_a_hello_then_a_snapshot_of_each_channel_with_the_version(
             api = Api(http, server.base_url, club)
             version = await api.version()
             hello, snapshots = await read_opening(client, len(CLUB_CHANNELS))
-            assert hello.body == {
+            assert {**hello.body, "server_time": None} == {
                 "type": "hello",
                 "tournament": club.tid,
                 "version": version,
                 "channels": list(CLUB_CHANNELS),
                 "heartbeat_seconds": HEARTBEAT_INTERVAL,
+                "server_time": None,
             }
+            # rule CL-6: the hello sets a resuming client's clock, which may get nothing but
+            # old changes from the history after it
+            assert abs(parse_time(hello.body["server_time"]) - now()) < timedelta(seconds=1)
             assert sorted(m.channel or "" for m in snapshots) == sorted(CLUB_CHANNELS)
             for snapshot in snapshots:
                 assert snapshot.version == version
