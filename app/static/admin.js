@@ -159,6 +159,13 @@ const reload = () => refresh().catch((error) => activity(`Reloading: ${error.mes
 
 const text = (data, name) => String(data.get(name) ?? "").trim();
 const integer = (data, name) => Number.parseInt(text(data, name), 10);
+// A datetime-local input's value (local time, to the second) for a moment in ms.
+const localInputTime = (ms) => {
+  const at = new Date(ms);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}` +
+    `T${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+};
 
 function wireForms() {
   onSubmit("gate-form", async (data) => {
@@ -348,6 +355,33 @@ function wireForms() {
     };
     await post(api("/play-all"), body);
     activity(`Table ${body.table}, segment ${body.segment} plays every hand: ${body.reason}`);
+  });
+
+  const overrideForm = $("#override-form");
+  const overrideType = $("select[name=type]", overrideForm);
+  const showOverrideHand = () => {
+    $("[data-override-hand]", overrideForm).hidden = overrideType.value !== "deal";
+  };
+  overrideType.addEventListener("change", showOverrideHand);
+  showOverrideHand();
+  // The time the head judge decides, shown in the hall's local time; it starts at "now".
+  $("input[name=time]", overrideForm).addEventListener("focus", (event) => {
+    if (!event.target.value) event.target.value = localInputTime(view.feed ? view.feed.serverNow() : Date.now());
+  });
+
+  onSubmit("override-form", async (data) => {
+    const body = {
+      type: text(data, "type"),
+      round: currentRound(),
+      segment: integer(data, "segment"),
+      table: integer(data, "table"),
+      time: new Date(text(data, "time")).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      reason: text(data, "reason"),
+    };
+    if (body.type === "deal") body.hand = integer(data, "hand");
+    await post(api("/overrides"), body);
+    const what = body.type === "deal" ? `the deal of hand ${body.hand}` : "an early start";
+    activity(`Head judge: table ${body.table}, segment ${body.segment}, ${what} at ${body.time}: ${body.reason}`);
   });
 
   onSubmit("links-form", async (data) => {

@@ -17,6 +17,7 @@ import json
 import os
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -26,7 +27,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.settings import DEVELOPMENT_ADMIN_TOKEN
-from bench.load import Server, free_port
+from bench.load import RoundOne, Server, free_port, import_log, issue_tokens
 
 pytestmark = pytest.mark.slow
 
@@ -434,3 +435,80 @@ def test_the_tie_box_of_a_320_player_field_is_compact_before_the_first_hand(
     # the standings show the rows at the cut, not all 320 tied players
     expect(page.locator("#standings tr.cut-line")).to_have_count(1)
     assert page.locator("#standings tbody tr").count() < 20
+
+
+def test_the_head_judge_records_a_deal_from_the_console(page: Any, server: Server) -> None:
+    """Issue 13, section 2: a tablet's deal refused because its clock was off (rule CL-6),
+    or one a judge forgot, is recorded by the head judge (the admin credential) at the time
+    they decide, with a reason that goes into the log; a refusal says why in the form."""
+    base = server.base_url
+    round_one = RoundOne.generate(
+        players=16, seed=13, format={"preset": "wsom2008", "advance": [8, 4]}
+    )
+    folder = Path(server.log_path).parent
+    tid = import_log(server.database_url, round_one.setup_lines, folder)
+    admin = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
+    seating = next(
+        line
+        for line in map(json.loads, round_one.setup_lines)
+        if line["type"] == "seating" and line["table"] == 1 and line["segment"] == 1
+    )
+    group = next(
+        line["group"]
+        for line in map(json.loads, round_one.setup_lines)
+        if line["type"] == "player" and line["id"] == seating["seats"][0]
+    )
+    start = datetime.now(UTC) - timedelta(minutes=10)
+    scheduled = httpx.post(
+        f"{base}/api/tournaments/{tid}/schedule",
+        json={"round": 1, "segment": 1, "group": group, "start": start.isoformat()},
+        headers=admin,
+    )
+    assert scheduled.status_code == 201, scheduled.text
+
+    sign_in(page, base, tid)
+    form = page.locator("#override-form")
+    # an early start takes no hand; a deal does
+    form.locator("select[name=type]").select_option("early_start")
+    expect(form.locator("[data-override-hand]")).to_be_hidden()
+    form.locator("select[name=type]").select_option("deal")
+    expect(form.locator("[data-override-hand]")).to_be_visible()
+
+    # A table this round does not have: the server's refusal shows in the form.
+    form.locator("input[name=table]").fill("99")
+    form.locator("input[name=hand]").fill("1")
+    dealt_at = page.evaluate(
+        """() => { const at = new Date(Date.now() - 5 * 60000);
+                   const two = (n) => String(n).padStart(2, '0');
+                   return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}` +
+                     `T${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`; }"""
+    )
+    form.locator("input[name=time]").fill(dealt_at)
+    form.locator("input[name=reason]").fill("tablet clock 4 min slow")
+    submit(page, "#override-form")
+    expect(form.locator("output.problem")).not_to_be_empty()
+    assert not [line for line in log_lines(base, tid) if line["type"] == "deal"]
+
+    form.locator("input[name=table]").fill("1")
+    submit(page, "#override-form")
+    expect(page.locator("#activity")).to_contain_text("Head judge: table 1, segment 1")
+    deals = [line for line in log_lines(base, tid) if line["type"] == "deal"]
+    assert len(deals) == 1, deals
+    assert deals[0]["table"] == 1 and deals[0]["hand"] == 1
+    assert deals[0]["override"] == "tablet clock 4 min slow"
+    assert deals[0]["by"] == "admin"
+    dealt = datetime.fromisoformat(deals[0]["time"].replace("Z", "+00:00"))
+    assert abs(dealt - (datetime.now(UTC) - timedelta(minutes=5))) < timedelta(minutes=1)
+    # The hand after it is taken from the tablet (the deal was in time, rule CL-3).
+    judge(
+        server,
+        tid,
+        issue_tokens(server.database_url, tid, [1])[1],
+        "hands",
+        {"round": 1, "segment": 1, "table": 1, "hand": 1, "result": {"kind": "draw"}},
+    )
+
+
+def log_lines(base: str, tournament_id: int) -> list[dict[str, Any]]:
+    text = httpx.get(f"{base}/api/tournaments/{tournament_id}/log").text
+    return [json.loads(line) for line in text.splitlines()]
