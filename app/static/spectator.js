@@ -76,15 +76,33 @@ function showStatus(status) {
   badge.textContent = { live: "● live", stale: "stale", offline: "offline" }[status] ?? "connecting";
 }
 
+// An Ari Ari event's figures (rule AA-17): whole points, rounded down as SC-5 rounds, with
+// thousands separators (app/domain/ariari.py points_shown); the 2 decimals of SC-5 otherwise.
+function points(exactValue, withSign = false) {
+  const [top, bottom = "1"] = String(exactValue).split("/");
+  const numerator = BigInt(top);
+  const denominator = BigInt(bottom);
+  let whole = numerator / denominator; // BigInt division truncates towards zero
+  if (numerator % denominator !== 0n && numerator < 0n) whole -= 1n;
+  const digits = (whole < 0n ? -whole : whole).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  if (whole < 0n) return `-${digits}`;
+  return withSign && whole > 0n ? `+${digits}` : digits;
+}
+
+function totalText(standing, ariari) {
+  return ariari ? points(standing.total) : standing.shown;
+}
+
 // Mirrors the player page's template (spectator_player.html).
-function distanceText(standing, advance, round) {
+function distanceText(standing, advance, round, ariari = false) {
   if (!standing) return [`Not ranked in round ${round}`, ""];
   if (standing.status === "advanced") return ["Advanced", "above"];
   if (standing.status === "eliminated") return [`Eliminated in round ${round}`, "below"];
   if (standing.status === "finished") return ["Final standing", ""];
   const through = advance ? ` (top ${advance} go through)` : "";
-  if (standing.above_cut === true) return [`${standing.distance_shown} above the cut${through}`, "above"];
-  if (standing.above_cut === false) return [`${standing.distance_shown} to reach the cut${through}`, "below"];
+  const distance = ariari ? points(standing.distance) : standing.distance_shown;
+  if (standing.above_cut === true) return [`${distance} above the cut${through}`, "above"];
+  if (standing.above_cut === false) return [`${distance} to reach the cut${through}`, "below"];
   return ["", ""];
 }
 
@@ -107,6 +125,10 @@ function home() {
   });
 
   const feeds = new Map(); // tournament -> LiveFeed of its followed players
+  // Tournaments whose figures are Ari Ari points (spectator_home.html data-ariari)
+  const ariariTournaments = new Set(
+    (document.getElementById("page").dataset.ariari ?? "").split(" ").filter(Boolean).map(Number),
+  );
   const latest = new Map(); // "t:id" -> player state
 
   function feedFor(t) {
@@ -128,9 +150,10 @@ function home() {
     const row = document.querySelector(`#followed li[data-key="${CSS.escape(`${t}:${state.player}`)}"]`);
     if (!row || !state.registered) return;
     const standing = state.standing;
-    row.querySelector(".total").textContent = standing ? standing.shown : "–";
+    const ariari = ariariTournaments.has(t);
+    row.querySelector(".total").textContent = standing ? totalText(standing, ariari) : "–";
     row.querySelector(".rank").textContent = standing ? `#${standing.rank}` : "";
-    const [text, side] = distanceText(standing, null, state.round);
+    const [text, side] = distanceText(standing, null, state.round, ariari);
     const distance = row.querySelector(".distance");
     distance.textContent = text;
     distance.className = `distance ${side}`;
@@ -268,10 +291,10 @@ function player() {
       return;
     }
     const standing = state.standing;
-    document.getElementById("total").textContent = standing ? standing.shown : "–";
+    document.getElementById("total").textContent = standing ? totalText(standing, data.ariari) : "–";
     document.getElementById("rank").textContent = standing ? standing.rank : "–";
     if (standing) {
-      const [text, side] = distanceText(standing, data.advance, state.round);
+      const [text, side] = distanceText(standing, data.advance, state.round, data.ariari);
       const distance = document.getElementById("distance");
       distance.textContent = text;
       distance.className = `cut-distance ${side}`;
@@ -356,7 +379,10 @@ function player() {
         { className: String(hand.winner) === pid ? "won" : "" },
         el("td", { className: "n", textContent: String(hand.hand) }),
         el("td", { textContent: resultText(hand) }),
-        el("td", { className: `num ${sign}`, textContent: delta > 0 ? `+${delta}` : String(delta) }),
+        el("td", {
+          className: `num ${sign}`,
+          textContent: data.ariari ? points(delta, true) : delta > 0 ? `+${delta}` : String(delta),
+        }),
       );
     });
     if (!rows.length) {
