@@ -161,3 +161,8 @@ export function advance(table, result) {
 export function handLabel(passes) {
   return `${passes < 4 ? "East" : "South"} ${(passes % 4) + 1}`;
 }
+
+// A final place as the players say it (rule AA-16): "1st", "2nd", "3rd", "4th"
+export function ordinal(place) {
+  return `${place}${{ 1: "st", 2: "nd", 3: "rd" }[place] ?? "th"}`;
+}
