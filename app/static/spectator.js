@@ -315,7 +315,7 @@ function player() {
       if (next) moveTo(next);
       return;
     }
-    renderHands(current.segment, state.hands);
+    renderHands(current.segment, state.hands, state.game);
     document.getElementById("where-hands").textContent = state.hands.length;
     if (state.hands.length !== handsSeen) {
       handsSeen = state.hands.length;
@@ -353,8 +353,33 @@ function player() {
     }
   }
 
-  function resultText(hand) {
+  // app/web/spectator.py _ariari_win_text: "Won ron 3 fan 30 fu", "Ben tsumo mangan"
+  function ariAriWinText(result) {
+    const words = (win) => (win.limit ? win.limit : win.fu ? `${win.fan} fan ${win.fu} fu` : `${win.fan} fan`);
+    const wins = result.kind === "ron" ? result.wins : [result];
+    return wins
+      .map((win) => `${String(win.winner) === pid ? "Won" : (names[String(win.winner)] ?? win.winner)} ${result.kind} ${words(win)}`)
+      .join(" \u00b7 ");
+  }
+
+  // app/web/spectator.py game_end_text: what the game's end added to its last hand (AA-27)
+  function gameEndText(game, hand) {
+    if (!game?.ended || hand.hand !== game.hands) return "";
+    const row = (game.players ?? []).find((p) => String(p.player) === pid);
+    if (!row) return "";
+    const parts = [`${row.place}${{ 1: "st", 2: "nd", 3: "rd" }[row.place] ?? "th"}`];
+    if (row.bets) parts.push(`bets ${points(row.bets, true)}`);
+    parts.push(`uma ${points(row.uma, true)}`);
+    return ` \u00b7 game end: ${parts.join(", ")}`;
+  }
+
+  function resultText(hand, game) {
+    return handText(hand) + gameEndText(game, hand);
+  }
+
+  function handText(hand) {
     const kind = hand.result?.kind; // an Ari Ari table's result (rules AA-9, AA-10)
+    if (kind === "ron" || kind === "tsumo") return ariAriWinText(hand.result);
     if (kind === "exhaustive_draw") return "Draw";
     if (kind === "chombo") {
       const offender = String(hand.result.offender);
@@ -368,7 +393,7 @@ function player() {
     return `${names[String(hand.winner)] ?? hand.winner} won${value}`;
   }
 
-  function renderHands(segment, hands) {
+  function renderHands(segment, hands, game) {
     const table = document.querySelector(`table.hands[data-segment="${segment}"]`);
     if (!table) return;
     const rows = [...hands].reverse().map((hand) => {
@@ -378,7 +403,7 @@ function player() {
         "tr",
         { className: String(hand.winner) === pid ? "won" : "" },
         el("td", { className: "n", textContent: String(hand.hand) }),
-        el("td", { textContent: resultText(hand) }),
+        el("td", { textContent: resultText(hand, game) }),
         el("td", {
           className: `num ${sign}`,
           textContent: data.ariari ? points(delta, true) : delta > 0 ? `+${delta}` : String(delta),

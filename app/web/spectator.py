@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.db import queries
-from app.domain.ariari import Chombo, ExhaustiveDraw, points_shown
+from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
 from app.domain.replay import standings_report
@@ -115,6 +115,8 @@ def result_text(
     """The hand as the player sees it; spectator.js says it in the same words (from the
     table channel, which has the winner, the value and the point changes, and for an Ari Ari
     table the result: a riichi bet moves points in a draw, rules AA-5, AA-9, AA-10)."""
+    if isinstance(result, Ron | Tsumo):
+        return _ariari_win_text(result, player, names)
     if isinstance(result, ExhaustiveDraw):
         return "Draw"
     if isinstance(result, Chombo):
@@ -130,15 +132,54 @@ def result_text(
     return f"{names.get(str(settlement.winner), str(settlement.winner))} won{value}"
 
 
+def _win_words(win: Win) -> str:
+    """An Ari Ari win as the players say it (rule AA-2): "3 fan 30 fu", "mangan"."""
+    if win.limit:
+        return win.limit
+    return f"{win.fan} fan {win.fu} fu" if win.fu else f"{win.fan} fan"
+
+
+def _ariari_win_text(result: Ron | Tsumo, player: PlayerId, names: dict[str, str]) -> str:
+    """spectator.js ariAriWinText: "Won ron 3 fan 30 fu", "Ben tsumo mangan"; a double ron
+    names each winner (rule AA-4)."""
+    how = "ron" if isinstance(result, Ron) else "tsumo"
+    wins = result.wins if isinstance(result, Ron) else (result.win,)
+    return " · ".join(
+        f"{'Won' if win.winner == player else names.get(str(win.winner), str(win.winner))}"
+        f" {how} {_win_words(win)}"
+        for win in wins
+    )
+
+
+def game_end_text(game: Game | None, player: PlayerId) -> str:
+    """What the end of the game added to its last hand for the player (rules AA-15, AA-16,
+    AA-27: the tournament counts them there): " · game end: 1st, bets +668, uma +3,334"."""
+    standing = next((s for s in game.standings if s.player == player), None) if game else None
+    if standing is None:
+        return ""
+    parts = [_ordinal(standing.place)]
+    if standing.bets:
+        parts.append(f"bets {points_shown(standing.bets, signed=True)}")
+    parts.append(f"uma {points_shown(standing.uma, signed=True)}")
+    return f" \u00b7 game end: {', '.join(parts)}"
+
+
+def _ordinal(place: int) -> str:
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') }"
+
+
 def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[SegmentBlock]:
     blocks = []
     planned = state.format.hands_per_segment
     for segment, table_number, seat in state.seats_of(player):
         table = state.tables[(segment, table_number)]
+        # the hand that ended an Ari Ari game (it carries the leftover bets and uma, AA-27)
+        last = table.game.hands[-1].number if table.game and table.game.ended else None
         hands = [
             HandLine(
                 hand=number,
-                result=result_text(settlement, player, names, table.hands[number].result),
+                result=result_text(settlement, player, names, table.hands[number].result)
+                + (game_end_text(table.game, player) if number == last else ""),
                 delta=dict(settlement.deltas).get(player, 0),
                 won=settlement.winner == player,
             )

@@ -92,6 +92,28 @@ def test_the_overlays_show_points_and_no_planned_hands(client: TestClient, tied:
     assert "12,002" in player and "+12,002" in player
 
 
+def test_an_ari_ari_win_is_named_as_the_players_say_it(
+    client: TestClient, store: TournamentStore
+) -> None:
+    cup = open_tournament(store, club_opening(ARIARI_LOG))
+    double = {
+        "kind": "ron",
+        "discarder": "p1",
+        "wins": [
+            {"winner": "p2", "fan": 3, "fu": 30, "yaku": 1},
+            {"winner": "p3", "limit": "mangan", "yaku": 1},
+        ],
+    }
+    tsumo = {"kind": "tsumo", "winner": "p2", "fan": 1, "fu": 30, "yaku": 1}
+    for number, result in enumerate((double, tsumo), 1):
+        answer = post(client, cup, "hands", hand(1, number, result), key=str(uuid.uuid4()))
+        assert answer.status_code == 201, answer.text
+    page = client.get(f"/p/p2?t={cup.tid}").text
+    assert "Won ron 3 fan 30 fu · Chloe Park ron mangan" in page
+    assert "Won tsumo 1 fan 30 fu" in page
+    assert "won 3900" not in page.lower()
+
+
 def test_the_player_page_shows_points_and_games(client: TestClient, tied: Setup) -> None:
     page = client.get(f"/p/p2?t={tied.tid}").text
     assert "12,002" in page and "12002.00" not in page
@@ -99,5 +121,9 @@ def test_the_player_page_shows_points_and_games(client: TestClient, tied: Setup)
     assert "Game 1 · Table 1 · South" in page
     assert "of 100" not in page and "Segment" not in page
     assert "+8,002" in page and "+4,000" in page
+    # the hand that ended the game says what the end added to it (AA-15, AA-16, AA-27)
+    assert "Aiko Mori chombo · game end: 1st, bets +668, uma +3,334" in page
+    last = client.get(f"/p/p1?t={tied.tid}").text
+    assert "Chombo · game end: 4th, uma -10,000" in last
     chart = client.get(f"/p/p2/chart?t={tied.tid}").text
     assert "R1: 12,002 so far" in chart and ".00" not in chart
