@@ -100,6 +100,7 @@ function distanceText(standing, advance, round, ariari = false) {
   if (standing.status === "eliminated") return [`Eliminated in round ${round}`, "below"];
   if (standing.status === "finished") return ["Final standing", ""];
   const through = advance ? ` (top ${advance} go through)` : "";
+  if (standing.distance === null || standing.distance === undefined) return ["", ""]; // no cut
   const distance = ariari ? points(standing.distance) : standing.distance_shown;
   if (standing.above_cut === true) return [`${distance} above the cut${through}`, "above"];
   if (standing.above_cut === false) return [`${distance} to reach the cut${through}`, "below"];
