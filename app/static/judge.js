@@ -1406,6 +1406,9 @@ class Tablet {
       deltas,
       // rule AA-5: what the hand puts on the table or takes from it, so the sum shows zero
       tableBets: played ? played.bets_after - game.bets : undefined,
+      // rules AA-12 to AA-14: the rule this hand ends the game by, and the bets it leaves
+      gameEnds: played ? advance(game, result)?.ended ?? null : null,
+      betsLeft: played ? played.bets_after : 0,
     };
     this.showReview(segment, hand, deltas, this.pendingSend);
   }
@@ -1419,6 +1422,18 @@ class Tablet {
           ? `Correct hand ${hand}?`
           : `Send hand ${hand}?`;
     $("review-summary").textContent = this.describe({ endpoint: pending.endpoint, body: pending.body });
+    if (pending.gameEnds) {
+      // rules AA-15, AA-16: the judge hears before sending that the game ends here
+      const bets = pending.betsLeft
+        ? `the ${pending.betsLeft.toLocaleString("en")} in riichi bets left on the table go to first place, and `
+        : "";
+      $("review-summary").append(
+        el("span", {
+          class: "aa-game-ends",
+          text: ` This hand ends the game: ${END_WORDS[pending.gameEnds]} (rule ${pending.gameEnds}); ${bets}the uma is added after it.`,
+        }),
+      );
+    }
     $("review-table").tBodies[0].replaceChildren(
       ...cycle.map((player, index) => {
         const delta = deltas?.[String(player)] ?? 0;

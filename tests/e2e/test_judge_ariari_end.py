@@ -5,10 +5,11 @@ place, bets, uma and result, and the tablet says who took the bets left on the t
 
 The game (examples/ariari.jsonl's opening, East-only games of 20,000; table 1: p1 East, p2,
 p3, p4): p1, the dealer, makes a chombo (4,000 to each, AA-10), declares riichi in two
-exhaustive draws where only p1 is tenpai (2,000 stay on the table), and a second chombo
-takes p1 to -6,000 (AA-14). p2, p3 and p4 are level first at 28,000: the bets are 668, 666
-and 666, the remainder to p2, nearest the starting East (AA-15, AA-21); the uma of places 1
-to 3, 10,000, is 3,334, 3,333 and 3,333 (AA-16, AA-21).
+exhaustive draws where only p1 is tenpai (2,000 stay on the table), and the judge enters a
+second chombo from the tablet, which takes p1 to -6,000 (AA-14). p2, p3 and p4 are level
+first at 28,000: the bets are 668, 666 and 666, the remainder to p2, nearest the starting
+East (AA-15, AA-21); the uma of places 1 to 3, 10,000, is 3,334, 3,333 and 3,333 (AA-16,
+AA-21).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def tablet_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         if json.loads(text)["type"] == "hand":
             break
         lines.append(text)
-    for number, result in enumerate((CHOMBO_P1, DRAW_P1_TENPAI, DRAW_P1_TENPAI, CHOMBO_P1), 1):
+    for number, result in enumerate((CHOMBO_P1, DRAW_P1_TENPAI, DRAW_P1_TENPAI), 1):
         hand = {"type": "hand", "round": 1, "segment": 1, "table": 1, "hand": number}
         lines.append(json.dumps({**hand, "result": result}))
     tournament_id = import_log(url, lines, folder)
@@ -54,9 +55,18 @@ def test_the_end_of_the_game_shows_the_bets_and_uma_apart(browser: Any, tablet_u
         page = context.new_page()
         page.goto(tablet_url)
         wait_for(page, "() => window.judgeTablet && judgeTablet.table && judgeTablet.table.game")
-        wait_for(
-            page, "() => document.querySelector('#next-title').textContent.includes('complete')"
+        wait_for(page, "() => judgeTablet.nextHand(judgeTablet.segment()) === 4")
+        # The judge enters p1's second chombo and hears that it ends the game
+        page.tap('#aa-outcomes [data-aa-kind="chombo"]')
+        page.tap('[data-role="aa-offender"] [data-player="p1"]')
+        page.tap("#entry-review")
+        assert page.text_content("#review-summary .aa-game-ends") == (
+            " This hand ends the game: bankruptcy (rule AA-14); the 2,000 in riichi bets left on"
+            " the table go to first place, and the uma is added after it."
         )
+        page.tap("#review-send")
+        wait_for(page, "() => Boolean(judgeTablet.table.game.ended)", 15_000)
+        wait_for(page, "() => judgeTablet.nextHand(judgeTablet.segment()) === null")
         assert page.text_content("#next-dealer") == (
             "The game ended after hand 4: bankruptcy (rule AA-14). Riichi bets left on the "
             "table, 2,000: Ben Stone 668, Chloe Park 666, Dara Quinn 666 (rule AA-15)"
