@@ -1,6 +1,7 @@
 // TV overlays: the server draws the first frame; this module follows the live feed and draws
 // again from the channel states, with the same rules as app/web/overlay.py (keep them in
 // step). Names are only ever set as text (textContent), never as HTML.
+import { pointsShown } from "/static/ariari.js";
 import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
 
 const config = JSON.parse(document.getElementById("overlay-config").textContent);
@@ -54,17 +55,9 @@ function sessionTitle(session) {
   return `${names.name} \u00b7 ${who} \u00b7 ${names.segment} ${lead.segment}`;
 }
 
-// app/domain/ariari.py points_shown: an exact value ("45/4") as whole points, rounded down
-// (as SC-5 rounds), with thousands separators and a true minus sign
-function points(exactValue, withSign = false) {
-  const [top, bottom = "1"] = String(exactValue).split("/");
-  const numerator = BigInt(top);
-  const denominator = BigInt(bottom);
-  let whole = numerator / denominator; // BigInt division truncates towards zero
-  if (numerator % denominator !== 0n && numerator < 0n) whole -= 1n;
-  const digits = (whole < 0n ? -whole : whole).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  if (whole < 0n) return MINUS + digits;
-  return withSign && whole > 0n ? `+${digits}` : digits;
+// app/domain/ariari.py points_shown, with a true minus sign on screen
+function points(exactValue, signed = false) {
+  return pointsShown(exactValue, { minus: MINUS, signed });
 }
 
 // app/services/feeds.py total_shown

@@ -6,6 +6,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
+import { pointsShown } from "/static/ariari.js";
 import { LiveFeed } from "/static/live.js";
 
 const FOLLOWED_KEY = "wsom.followed";
@@ -76,17 +77,10 @@ function showStatus(status) {
   badge.textContent = { live: "● live", stale: "stale", offline: "offline" }[status] ?? "connecting";
 }
 
-// An Ari Ari event's figures (rule AA-17): whole points, rounded down as SC-5 rounds, with
-// thousands separators (app/domain/ariari.py points_shown); the 2 decimals of SC-5 otherwise.
-function points(exactValue, withSign = false) {
-  const [top, bottom = "1"] = String(exactValue).split("/");
-  const numerator = BigInt(top);
-  const denominator = BigInt(bottom);
-  let whole = numerator / denominator; // BigInt division truncates towards zero
-  if (numerator % denominator !== 0n && numerator < 0n) whole -= 1n;
-  const digits = (whole < 0n ? -whole : whole).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  if (whole < 0n) return `-${digits}`;
-  return withSign && whole > 0n ? `+${digits}` : digits;
+// An Ari Ari event's figures (rule AA-17): whole points with thousands separators
+// (ariari.js pointsShown); the 2 decimals of SC-5 otherwise.
+function points(exactValue, signed = false) {
+  return pointsShown(exactValue, { signed });
 }
 
 function totalText(standing, ariari) {

@@ -52,6 +52,7 @@ SHELL = (
     "base.css",
     "spectator.css",
     "live.js",
+    "ariari.js",
     "spectator.js",
     "manifest.webmanifest",
     "icons/icon-192.png",
