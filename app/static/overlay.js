@@ -14,6 +14,7 @@ const who = config.names;
 // An Ari Ari event's scores are whole points with thousands separators (rule AA-17), not
 // the 2 decimals of SC-5: app/services/feeds.py total_shown, app/domain/ariari.py points_shown
 const ARIARI = Boolean(config.ariari);
+const NO_LIMIT = "No limit"; // app/web/overlay.py NO_LIMIT
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -270,7 +271,7 @@ function clockView(rows, nowMs) {
   if (ARIARI) {
     // rule AA-23: a game has no planned number of hands: the games still played are what is left
     const over = session.filter((row) => DONE.includes(row.phase)).length;
-    return { title, time: "No limit", note: `${over} of ${session.length} games over` };
+    return { title, time: NO_LIMIT, note: `${over} of ${session.length} games over` };
   }
   // rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
   const hands = Math.min(...session.map((row) => row.hands_completed));
@@ -281,7 +282,9 @@ function clockView(rows, nowMs) {
 function tableClock(row, nowMs) {
   if (!row || DONE.includes(row.phase)) return ""; // the hand count says it
   if (!(row.deadline || row.starts_at || row.break_ends)) return "";
-  return clockView([row], nowMs).time;
+  const { time } = clockView([row], nowMs);
+  // rule AA-23: an Ari Ari game without a limit has no count of hands to show either
+  return ARIARI && time === NO_LIMIT ? "" : time;
 }
 
 function clockRows() {

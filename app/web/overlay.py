@@ -43,6 +43,7 @@ Row = dict[str, Any]
 Background = Annotated[str | None, Query(description="green: a chroma-key background")]
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
 DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
+NO_LIMIT = "No limit"  # an Ari Ari session's clock: its games end by their own rules (AA-23)
 
 
 # -- what the pages show: the same rules as overlay.js ----------------------------------
@@ -133,7 +134,7 @@ def clock_view(
         # rule AA-23: an Ari Ari game has no planned number of hands (its clock's 100 is the
         # cap): the games still being played are what is left
         over = sum(1 for row in session if row["phase"] in DONE)
-        return {"title": title, "time": "No limit", "note": f"{over} of {len(session)} games over"}
+        return {"title": title, "time": NO_LIMIT, "note": f"{over} of {len(session)} games over"}
     # rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
     hands = min(row["hands_completed"] for row in session)
     return {
@@ -143,13 +144,20 @@ def clock_view(
     }
 
 
-def table_clock(row: Mapping[str, Any] | None, now: datetime, rounds: Mapping[str, Any]) -> str:
+def table_clock(
+    row: Mapping[str, Any] | None,
+    now: datetime,
+    rounds: Mapping[str, Any],
+    points: bool = False,
+) -> str:
     """A table's clock in its header, when it runs against a time at all."""
     if not row or row["phase"] in DONE:
         return ""  # the hand count says it
     if not (row["deadline"] or row["starts_at"] or row["break_ends"]):
         return ""
-    return clock_view([row], now, rounds)["time"]
+    view = clock_view([row], now, rounds, points)
+    # rule AA-23: an Ari Ari game without a limit has no count of hands to show either
+    return "" if points and view["time"] == NO_LIMIT else view["time"]
 
 
 def _session_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -315,7 +323,7 @@ def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]
             "seats": seat_view(table, standings, who, points),
             "hand": hand_note(table, points),
             "title": segment_title(rounds, table) if table.get("segment") else "",
-            "clock": table_clock(table.get("clock"), now, rounds),
+            "clock": table_clock(table.get("clock"), now, rounds, points),
         }
     rows = list(states["clocks"]["tables"].values())
     rows = [row for row in rows if _wanted(row, config)]

@@ -86,6 +86,7 @@ def test_the_overlays_show_points_and_no_planned_hands(client: TestClient, tied:
     assert "+8,002" in table and "\u221222,000" in table
     playing = client.get(f"/overlay/{tied.tid}/table/2").text
     assert "Hand 1<" in playing and " of 100" not in playing
+    assert '<span class="table-clock" data-field="clock"></span>' in playing  # not "0/100"
     clock = client.get(f"/overlay/{tied.tid}/clock").text
     assert "/100" not in clock and "No limit" in clock and "1 of 2 games over" in clock
     player = client.get(f"/overlay/{tied.tid}/player/p2").text
