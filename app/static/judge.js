@@ -604,6 +604,13 @@ class Tablet {
     return this.who?.ruleset === "ariari";
   }
 
+  // A point change as the table shows it: at an Ari Ari table with thousands separators,
+  // like the points the players hold ("−3,900" beside "21,100", rule AA-17)
+  deltaText(n) {
+    if (!this.isAriAri() || n === null || n === undefined) return signed(n);
+    return signed(n).replace(/\d+/, (digits) => Number(digits).toLocaleString("en"));
+  }
+
   // The server's game at the table in `segment`, if the channel shows that segment.
   serverGame(segment) {
     const shown = this.table?.segment === segment && this.table.round === this.who?.round;
@@ -1034,7 +1041,7 @@ class Tablet {
               },
               el("span", {
                 class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
-                text: signed(delta),
+                text: this.deltaText(delta),
               }),
               el("span", {
                 class: "running",
@@ -1447,7 +1454,7 @@ class Tablet {
           el("td", { text: this.nameOf(player) }),
           el("td", {
             class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
-            text: deltas ? signed(delta) : "–",
+            text: deltas ? this.deltaText(delta) : "–",
           }),
         );
       }),
@@ -1459,7 +1466,7 @@ class Tablet {
           { class: "table-bets", dataset: { player: "table" } },
           el("th", { scope: "row", text: "" }),
           el("td", { text: "Riichi bets on the table" }),
-          el("td", { class: "num delta", text: signed(pending.tableBets) }),
+          el("td", { class: "num delta", text: this.deltaText(pending.tableBets) }),
         ),
       );
     }
@@ -2025,7 +2032,7 @@ class Tablet {
   rowText(segment, row) {
     const deltas = row.deltas ?? {};
     return this.seatsOf(segment)
-      .map((p) => `${this.nameOf(p)} ${signed(deltas[String(p)] ?? 0)}`)
+      .map((p) => `${this.nameOf(p)} ${this.deltaText(deltas[String(p)] ?? 0)}`)
       .join(" · ");
   }
 

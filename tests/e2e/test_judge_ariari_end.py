@@ -88,7 +88,7 @@ def test_the_end_of_the_game_shows_the_bets_and_uma_apart(browser: Any, tablet_u
         ]
         # Hand 4 is the chombo alone; the bets and the uma follow on a row of their own
         last = page.locator('#hands tbody tr[data-hand="4"]:not([data-end])')
-        assert last.locator(".delta").all_inner_texts() == ["−12000", "+4000", "+4000", "+4000"]
+        assert last.locator(".delta").all_inner_texts() == ["−12,000", "+4,000", "+4,000", "+4,000"]
         assert last.locator(".running").all_inner_texts() == [
             "-6,000",
             "28,000",
@@ -97,7 +97,7 @@ def test_the_end_of_the_game_shows_the_bets_and_uma_apart(browser: Any, tablet_u
         ]
         end = page.locator('#hands tbody tr[data-end="game"]')
         assert end.locator("td.value").inner_text() == "Game end: bets and uma"
-        assert end.locator(".delta").all_inner_texts() == ["−10000", "+4002", "+3999", "+3999"]
+        assert end.locator(".delta").all_inner_texts() == ["−10,000", "+4,002", "+3,999", "+3,999"]
         assert end.locator(".running").all_inner_texts() == [
             "-16,000",
             "32,002",
