@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, Literal
 
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
@@ -715,3 +716,14 @@ def rules_to_log(rules: AriAriRules) -> dict[str, Any]:
         "tenpai_payment": rules.tenpai_payment,
         "uma": list(rules.uma),
     }
+
+
+def points_shown(value: str | int | Fraction, *, minus: str = "-", signed: bool = False) -> str:
+    """A score as the displays show it at an Ari Ari table (AA-17): whole points, rounded
+    down as SC-5 rounds (a quarter carried over can leave a fraction, SC-3), with thousands
+    separators: "13,200", "-5,400" ("+3,000" with `signed`). `value` is exact ("45/4")."""
+    points = Fraction(value) // 1  # floor, as SC-5 rounds towards minus infinity
+    text = f"{abs(points):,}"
+    if points < 0:
+        return minus + text
+    return f"+{text}" if signed and points > 0 else text

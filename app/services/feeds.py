@@ -30,6 +30,7 @@ from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
 from app.domain import clocks
+from app.domain.ariari import points_shown
 from app.domain.replay import clock_report
 from app.domain.tournament import Tournament
 from app.realtime.channels import SEAT_NAMES, States
@@ -109,12 +110,17 @@ def names(tournament: Tournament) -> dict[str, dict[str, str | None]]:
     }
 
 
-def to_cut(standing: Mapping[str, Any], *, exact: bool = False, minus: str = "-") -> str | None:
+def to_cut(
+    standing: Mapping[str, Any], *, exact: bool = False, minus: str = "-", points: bool = False
+) -> str | None:
     """rule ST-3 as one signed figure: the margin over the line (+) or the points a player
-    below it needs (-); 0 when level with the line."""
+    below it needs (-); 0 when level with the line. With `points` (an Ari Ari round), whole
+    points with thousands separators ("+3,000"), not the 2 decimals of SC-5."""
     distance: str | None = standing.get("distance" if exact else "distance_shown")
     if distance is None:
         return None
+    if points and not exact:
+        distance = points_shown(standing["distance"])
     if distance.strip("0.") == "":
         return distance
     return f"+{distance}" if standing.get("above_cut") else f"{minus}{distance}"
@@ -133,18 +139,29 @@ def around_cut(standings: Mapping[str, Any], band: int = CUT_BAND) -> list[dict[
     return [row for row in ordered(standings) if advance - band < row["position"] <= advance + band]
 
 
-def standing_row(standing: Mapping[str, Any], who: Mapping[str, Any]) -> Row:
+def total_shown(standing: Mapping[str, Any], *, points: bool = False) -> str:
+    """A standing's total as titles show it: the 2 decimals of SC-5, or for an Ari Ari
+    round (`points`) whole points with thousands separators ("13,200", AA-17)."""
+    return points_shown(standing["total"]) if points else str(standing["shown"])
+
+
+def is_ariari(tournament: Tournament) -> bool:
+    """Whether the tournament's scores are Ari Ari points (shown whole, AA-17)."""
+    return tournament.format.ruleset == "ariari"
+
+
+def standing_row(standing: Mapping[str, Any], who: Mapping[str, Any], points: bool = False) -> Row:
     return {
         "Position": standing["position"],
         "Rank": standing["rank"],
         "Player": str(standing["player"]),
         "Name": who.get("name"),
         "Country": who.get("country"),
-        "Total": standing["shown"],
+        "Total": total_shown(standing, points=points),
         "Total exact": standing["total"],
         "Status": standing["status"],
         "Above cut": standing["above_cut"],
-        "To cut": to_cut(standing),
+        "To cut": to_cut(standing, points=points),
         "To cut exact": to_cut(standing, exact=True),
     }
 
@@ -179,6 +196,7 @@ def build(tournament: Tournament, now: datetime, name: str) -> Feed:
     """One feed's rows at this state of the log and this server time."""
     states = States(tournament, now)
     who = names(tournament)
+    ariari = is_ariari(tournament)
     if name in ("standings", "top", "cut"):
         standings = states.standings()
         rows = ordered(standings)
@@ -188,20 +206,30 @@ def build(tournament: Tournament, now: datetime, name: str) -> Feed:
             rows = around_cut(standings)
         return Feed(
             STANDING_COLUMNS,
-            [standing_row(row, who.get(str(row["player"]), {})) for row in rows],
+            [standing_row(row, who.get(str(row["player"]), {}), ariari) for row in rows],
         )
     if name == "tables":
-        return Feed(TABLE_COLUMNS, _table_rows(states, who))
+        return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))
     if name == "clocks":
         # The clock reports with their seconds (the channel's rows leave them to displays).
         rows = [clock_report(table_clock) for table_clock in tournament.table_clocks(now)]
-        return Feed(CLOCK_COLUMNS, [_clock_row(row) for row in rows])
+        return Feed(CLOCK_COLUMNS, [_clock_row(row, ariari) for row in rows])
     if name.startswith(PLAYER_PREFIX):
-        return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX))])
+        return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX), ariari)])
     raise NotFound(f"there is no feed {name!r}: the feeds are {', '.join(NAMES)} and player-ID")
 
 
-def _clock_row(row: Mapping[str, Any]) -> Row:
+def planned_hands(clock: Mapping[str, Any], ariari: bool) -> int | None:
+    """The hands a segment plans. An Ari Ari game plans none (AA-23: it ends by its own
+    rules; the 100 its clock carries is the cap on a game, not a plan): null while it is
+    played, and the hands it had once it has ended."""
+    if ariari and clock.get("phase") not in ("finished", "finished_short"):
+        return None
+    planned: int | None = clock.get("planned_hands")
+    return planned
+
+
+def _clock_row(row: Mapping[str, Any], ariari: bool = False) -> Row:
     seconds_over = row["seconds_over"]
     left = row["seconds_left"] if seconds_over is None else -seconds_over
     return {
@@ -214,7 +242,7 @@ def _clock_row(row: Mapping[str, Any]) -> Row:
         "Deadline": row["deadline"],
         "Break ends": row["break_ends"],
         "Hands": row["hands_completed"],
-        "Planned hands": row["planned_hands"],
+        "Planned hands": planned_hands(row, ariari),
         "Play all": row["play_all"],
         "Seconds left": left,
         "Time left": minutes_seconds(left),
@@ -232,7 +260,9 @@ def minutes_seconds(seconds: int | None) -> str | None:
     return f"{sign}{minutes:02d}:{rest:02d}"
 
 
-def _table_rows(states: States, who: Mapping[str, Mapping[str, Any]]) -> list[Row]:
+def _table_rows(
+    states: States, who: Mapping[str, Mapping[str, Any]], ariari: bool = False
+) -> list[Row]:
     def name_of(player: Any) -> str | None:
         return None if player is None else who.get(str(player), {}).get("name")
 
@@ -251,7 +281,7 @@ def _table_rows(states: States, who: Mapping[str, Mapping[str, Any]]) -> list[Ro
                 **{title: name_of(seats[seat]) for seat, title in SEATS},
                 **{f"{title} score": scores[str(seats[seat])] for seat, title in SEATS},
                 "Hands": len(table["hands"]),
-                "Planned hands": clock.get("planned_hands"),
+                "Planned hands": planned_hands(clock, ariari),
                 "Next hand": table["next_hand"],
                 "Dealer": name_of(table["next_dealer"]),
                 "Phase": clock.get("phase"),
@@ -262,7 +292,7 @@ def _table_rows(states: States, who: Mapping[str, Mapping[str, Any]]) -> list[Ro
     return rows
 
 
-def _player_row(states: States, player_id: str) -> Row:
+def _player_row(states: States, player_id: str, ariari: bool = False) -> Row:
     player = states.player(player_id)
     if not player["registered"]:
         raise NotFound(f"player {player_id!r} is not registered in this tournament")
@@ -272,7 +302,7 @@ def _player_row(states: States, player_id: str) -> Row:
         row: Row = dict.fromkeys(STANDING_COLUMNS)
         row.update(Player=str(player["player"]), Name=who["name"], Country=who["country"])
     else:
-        row = standing_row(standing, who)
+        row = standing_row(standing, who, ariari)
     seat = current_seat(player, states.clock_rows()) or {}
     return {
         **row,

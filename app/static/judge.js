@@ -16,7 +16,7 @@
 // Names and other text from the server are only ever set with textContent.
 
 import { LiveFeed, formatClock } from "/static/live.js";
-import { LIMITS, RIICHI_BET, TWO_YAKU_COUNTERS, VALID_FU, advance, basePoints, handLabel, playHand } from "/static/ariari.js";
+import { LIMITS, RIICHI_BET, TWO_YAKU_COUNTERS, VALID_FU, advance, basePoints, handLabel, ordinal, playHand } from "/static/ariari.js";
 
 const STORE = "scoreboard.judge.";
 const TOKEN_KEY = `${STORE}token`;
@@ -604,6 +604,13 @@ class Tablet {
     return this.who?.ruleset === "ariari";
   }
 
+  // A point change as the table shows it: at an Ari Ari table with thousands separators,
+  // like the points the players hold ("−3,900" beside "21,100", rule AA-17)
+  deltaText(n) {
+    if (!this.isAriAri() || n === null || n === undefined) return signed(n);
+    return signed(n).replace(/\d+/, (digits) => Number(digits).toLocaleString("en"));
+  }
+
   // The server's game at the table in `segment`, if the channel shows that segment.
   serverGame(segment) {
     const shown = this.table?.segment === segment && this.table.round === this.who?.round;
@@ -750,6 +757,21 @@ class Tablet {
     return row ? (advance(before, row.body.result)?.ended ?? null) : null;
   }
 
+  // What the end of the game adds to its last hand (rules AA-15, AA-16, AA-27): each
+  // player's leftover bets and uma, from the server's game. The server counts them in the
+  // deltas of the hand that ended the game, so the hands add up to the results; the tablet
+  // shows them apart, so that a hand's row and the points are what the players count.
+  gameEnd(segment) {
+    const server = this.serverGame(segment);
+    if (!server?.ended) return null;
+    const players = {};
+    for (const row of server.players ?? []) players[String(row.player)] = row;
+    const extra = Object.fromEntries(
+      Object.entries(players).map(([p, row]) => [p, (row.bets ?? 0) + (row.uma ?? 0)]),
+    );
+    return { hand: server.hands, bets: server.bets, players, extra };
+  }
+
   // ---- rendering ----
 
   render() {
@@ -827,7 +849,7 @@ class Tablet {
       $("next-title").textContent = `${capitalised(this.who.segment_kind)} ${segment} is complete`;
       const ended = this.isAriAri() ? this.gameEnded(segment, this.lastHand(segment) + 1) : null;
       $("next-dealer").textContent = this.isAriAri()
-        ? `The game ended after hand ${this.lastHand(segment)}${ended ? `: ${END_WORDS[ended] ?? ended} (rule ${ended})` : ""}`
+        ? `The game ended after hand ${this.lastHand(segment)}${ended ? `: ${END_WORDS[ended] ?? ended} (rule ${ended})` : ""}${this.leftoverText(segment)}`
         : `${total} of ${total} hands`;
       dealButton.hidden = true;
       const later = this.who.segments.find((s) => s.segment > segment);
@@ -889,6 +911,16 @@ class Tablet {
     $("deal-note").textContent = note;
   }
 
+  // rule AA-15: who took the riichi bets left on the table at the end of the game
+  leftoverText(segment) {
+    const end = this.isAriAri() ? this.gameEnd(segment) : null;
+    if (!end?.bets) return "";
+    const shares = Object.entries(end.players)
+      .filter(([, row]) => row.bets)
+      .map(([p, row]) => `${this.nameOf(p)} ${row.bets.toLocaleString("en")}`);
+    return `. Riichi bets left on the table, ${end.bets.toLocaleString("en")}: ${shares.join(", ")} (rule AA-15)`;
+  }
+
   totals(segment) {
     const totals = Object.fromEntries(this.seatsOf(segment).map((p) => [String(p), 0]));
     const running = [];
@@ -910,9 +942,11 @@ class Tablet {
     const seats = this.cycleSeats(segment, next);
     const dealer = this.nextHand(segment) === null ? null : this.dealerOf(segment, next);
     const { totals } = this.totals(segment);
+    const end = this.isAriAri() ? this.gameEnd(segment) : null;
     if (this.isAriAri()) {
-      // An Ari Ari table counts points from the start (rule AA-1), as the players' sticks do.
-      for (const p of Object.keys(totals)) totals[p] += this.who.game.start_points;
+      // An Ari Ari table counts points from the start (rule AA-1), as the players' sticks do;
+      // the leftover bets and uma of a game that has ended are in its result, not its points.
+      for (const p of Object.keys(totals)) totals[p] += this.who.game.start_points - (end?.extra[p] ?? 0);
     }
     $("seat-cards").replaceChildren(
       ...seats.map((player, index) =>
@@ -934,10 +968,20 @@ class Tablet {
           }),
           el("span", { class: "name", text: this.nameOf(player) }),
           el("span", { class: "pid", text: String(player) }),
+          end?.players[String(player)] ? this.aaResultLine(end.players[String(player)]) : null,
           String(player) === String(dealer) ? el("span", { class: "dealer-mark", text: "deals" }) : null,
         ),
       ),
     );
+  }
+
+  // rules AA-15 to AA-17: a player's place, leftover bets, uma and result once the game ended
+  aaResultLine(row) {
+    const points = (n) => `${n > 0 ? "+" : n < 0 ? "−" : ""}${Math.abs(n).toLocaleString("en")}`;
+    const parts = [`${ordinal(row.place)}`];
+    if (row.bets) parts.push(`bets ${points(row.bets)}`);
+    parts.push(`uma ${points(row.uma)}`, `result ${points(row.result)}`);
+    return el("span", { class: "pid aa-result", text: parts.join(" · ") });
   }
 
   renderHands(segment) {
@@ -954,21 +998,36 @@ class Tablet {
       ),
     );
     const { running } = this.totals(segment);
+    const end = this.isAriAri() ? this.gameEnd(segment) : null;
+    const endRows = [];
+    if (end) {
+      const last = running.find((row) => row.hand === end.hand && !row.voided && row.deltas);
+      if (last) {
+        // rules AA-15, AA-16: the leftover bets and the uma on a row of their own
+        const without = (values) =>
+          Object.fromEntries(Object.entries(values).map(([p, v]) => [p, v - (end.extra[p] ?? 0)]));
+        endRows.push({ ...last, state: "server", gameEnd: true, deltas: end.extra, totals: last.totals });
+        last.deltas = without(last.deltas);
+        last.totals = without(last.totals);
+      }
+    }
     table.tBodies[0].replaceChildren(
-      ...running.map((row) => {
+      ...[...running, ...endRows].map((row) => {
         const dealer = String(row.dealer ?? this.dealerOf(segment, row.hand));
         return el(
           "tr",
           {
             class: `hand-row state-${row.state.replace(/ /g, "-")}${row.voided ? " voided" : ""}`,
-            dataset: { hand: String(row.hand), state: row.state },
+            dataset: { hand: String(row.hand), state: row.state, ...(row.gameEnd ? { end: "game" } : {}) },
           },
-          el("th", { scope: "row", class: "num", text: String(row.hand) }),
+          el("th", { scope: "row", class: "num", text: row.gameEnd ? "" : String(row.hand) }),
           el("td", {
             class: "value",
             text: row.voided
               ? "void"
-              : this.isAriAri()
+              : row.gameEnd
+                ? `Game end: ${end.bets ? "bets and " : ""}uma`
+                : this.isAriAri()
                 ? this.shortResult(row.result)
                 : (row.value ?? (row.deltas && sumOfAbs(row.deltas) === 0 ? "draw" : "–")),
           }),
@@ -982,7 +1041,7 @@ class Tablet {
               },
               el("span", {
                 class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
-                text: signed(delta),
+                text: this.deltaText(delta),
               }),
               el("span", {
                 class: "running",
@@ -1015,7 +1074,9 @@ class Tablet {
           colspan: String(players.length + 3),
           class: "note",
           text: this.isAriAri()
-            ? "Each cell: the hand's point change (riichi bets included), and below it the player's points. The bar marks who dealt."
+            ? end
+              ? "Each cell: the hand's point change (riichi bets included), and below it the player's points; the game end's row: the leftover bets and uma, and below it start + result. The bar marks who dealt."
+              : "Each cell: the hand's point change (riichi bets included), and below it the player's points. The bar marks who dealt."
             : "Each cell: the hand's point change, and below it the running total in this segment. The bar marks who dealt.",
         }),
       ),
@@ -1352,6 +1413,9 @@ class Tablet {
       deltas,
       // rule AA-5: what the hand puts on the table or takes from it, so the sum shows zero
       tableBets: played ? played.bets_after - game.bets : undefined,
+      // rules AA-12 to AA-14: the rule this hand ends the game by, and the bets it leaves
+      gameEnds: played ? advance(game, result)?.ended ?? null : null,
+      betsLeft: played ? played.bets_after : 0,
     };
     this.showReview(segment, hand, deltas, this.pendingSend);
   }
@@ -1365,6 +1429,18 @@ class Tablet {
           ? `Correct hand ${hand}?`
           : `Send hand ${hand}?`;
     $("review-summary").textContent = this.describe({ endpoint: pending.endpoint, body: pending.body });
+    if (pending.gameEnds) {
+      // rules AA-15, AA-16: the judge hears before sending that the game ends here
+      const bets = pending.betsLeft
+        ? `the ${pending.betsLeft.toLocaleString("en")} in riichi bets left on the table go to first place, and `
+        : "";
+      $("review-summary").append(
+        el("span", {
+          class: "aa-game-ends",
+          text: ` This hand ends the game: ${END_WORDS[pending.gameEnds]} (rule ${pending.gameEnds}); ${bets}the uma is added after it.`,
+        }),
+      );
+    }
     $("review-table").tBodies[0].replaceChildren(
       ...cycle.map((player, index) => {
         const delta = deltas?.[String(player)] ?? 0;
@@ -1378,7 +1454,7 @@ class Tablet {
           el("td", { text: this.nameOf(player) }),
           el("td", {
             class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
-            text: deltas ? signed(delta) : "–",
+            text: deltas ? this.deltaText(delta) : "–",
           }),
         );
       }),
@@ -1390,7 +1466,7 @@ class Tablet {
           { class: "table-bets", dataset: { player: "table" } },
           el("th", { scope: "row", text: "" }),
           el("td", { text: "Riichi bets on the table" }),
-          el("td", { class: "num delta", text: signed(pending.tableBets) }),
+          el("td", { class: "num delta", text: this.deltaText(pending.tableBets) }),
         ),
       );
     }
@@ -1956,7 +2032,7 @@ class Tablet {
   rowText(segment, row) {
     const deltas = row.deltas ?? {};
     return this.seatsOf(segment)
-      .map((p) => `${this.nameOf(p)} ${signed(deltas[String(p)] ?? 0)}`)
+      .map((p) => `${this.nameOf(p)} ${this.deltaText(deltas[String(p)] ?? 0)}`)
       .join(" · ");
   }
 

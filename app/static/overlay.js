@@ -1,6 +1,7 @@
 // TV overlays: the server draws the first frame; this module follows the live feed and draws
 // again from the channel states, with the same rules as app/web/overlay.py (keep them in
 // step). Names are only ever set as text (textContent), never as HTML.
+import { pointsShown } from "/static/ariari.js";
 import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
 
 const config = JSON.parse(document.getElementById("overlay-config").textContent);
@@ -10,6 +11,10 @@ const CUT_BAND = 4; // app/services/feeds.py CUT_BAND
 const DONE = ["finished", "finished_short"]; // a table's segment is over (rule CL-3)
 const states = { ...config.states };
 const who = config.names;
+// An Ari Ari event's scores are whole points with thousands separators (rule AA-17), not
+// the 2 decimals of SC-5: app/services/feeds.py total_shown, app/domain/ariari.py points_shown
+const ARIARI = Boolean(config.ariari);
+const NO_LIMIT = "No limit"; // app/web/overlay.py NO_LIMIT
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -51,10 +56,21 @@ function sessionTitle(session) {
   return `${names.name} \u00b7 ${who} \u00b7 ${names.segment} ${lead.segment}`;
 }
 
+// app/domain/ariari.py points_shown, with a true minus sign on screen
+function points(exactValue, signed = false) {
+  return pointsShown(exactValue, { minus: MINUS, signed });
+}
+
+// app/services/feeds.py total_shown
+function totalOf(standing) {
+  return ARIARI ? points(standing.total) : onScreen(standing.shown);
+}
+
 // rule ST-3 as one signed figure (app/services/feeds.py to_cut)
 function toCut(standing) {
-  const distance = standing?.distance_shown;
+  let distance = standing?.distance_shown;
   if (distance === null || distance === undefined) return null;
+  if (ARIARI) distance = points(standing.distance);
   if (distance.replace(/[0.]/g, "") === "") return distance;
   return standing.above_cut ? `+${distance}` : `${MINUS}${distance}`;
 }
@@ -64,8 +80,9 @@ function onScreen(figure) {
   return figure.startsWith("-") ? MINUS + figure.slice(1) : figure;
 }
 
-function signed(points) {
-  return points > 0 ? `+${points}` : points < 0 ? `${MINUS}${-points}` : "0";
+function signed(value) {
+  if (ARIARI) return points(value, true);
+  return value > 0 ? `+${value}` : value < 0 ? `${MINUS}${-value}` : "0";
 }
 
 // the class of a signed figure (overlay_macros.html sign)
@@ -91,7 +108,7 @@ function boardRows(rows, advance, withCut) {
       el("span", "name", nameOf(row.player)),
     );
     if (withCut) item.append(el("span", "to-cut", toCut(row) ?? ""));
-    item.append(el("span", "total", onScreen(row.shown)));
+    item.append(el("span", "total", totalOf(row)));
     nodes.push(item);
     if (advance !== null && advance !== undefined && row.position === advance) {
       const line = el("li", "cut-line");
@@ -149,7 +166,7 @@ function drawPlayer() {
   setField("name", player.name ?? String(player.player));
   setField("country", player.country ?? "");
   setField("rank", standing ? String(standing.rank) : DASH);
-  setField("total", standing ? onScreen(standing.shown) : DASH);
+  setField("total", standing ? totalOf(standing) : DASH);
   setField("to-cut", (standing && toCut(standing)) || DASH);
   setField("cut-note", cutNote(standing) || "Cut");
   const where = seat ? `Table ${seat.table} \u00b7 ${seat.seat[0].toUpperCase()}${seat.seat.slice(1)}` : DASH;
@@ -164,7 +181,8 @@ function handNote(table) {
   if (table.next_hand === null || table.next_hand === undefined) {
     return `${(table.hands ?? []).length} hands played`;
   }
-  const planned = table.clock?.planned_hands;
+  // rule AA-23: an Ari Ari game plans no number of hands (its clock's 100 is the cap)
+  const planned = ARIARI ? null : table.clock?.planned_hands;
   return `Hand ${table.next_hand}` + (planned ? ` of ${planned}` : "");
 }
 
@@ -202,7 +220,7 @@ function drawTable() {
     head.append(el("span", "wind", seat[0].toUpperCase() + seat.slice(1)), el("span", "dealer-badge", "Dealer"));
     const person = el("div", "who");
     person.append(el("span", "country", countryOf(player)), el("span", "name", nameOf(player)));
-    const total = standing ? onScreen(standing.shown) : DASH;
+    const total = standing ? totalOf(standing) : DASH;
     const figures = el("div", "scores");
     const points = signed(scores[player]);
     figures.append(el("span", "total", total), el("span", `points ${sign(points)}`, points));
@@ -250,6 +268,11 @@ function clockView(rows, nowMs) {
     const playing = session.filter((row) => row.phase === "overtime").length;
     return { title, time: formatClock(0), note: playing ? `Time \u00b7 ${playing} playing on` : "Time" };
   }
+  if (ARIARI) {
+    // rule AA-23: a game has no planned number of hands: the games still played are what is left
+    const over = session.filter((row) => DONE.includes(row.phase)).length;
+    return { title, time: NO_LIMIT, note: `${over} of ${session.length} games over` };
+  }
   // rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
   const hands = Math.min(...session.map((row) => row.hands_completed));
   return { title, time: `${hands}/${lead.planned_hands}`, note: "Hands \u00b7 no time limit" };
@@ -259,7 +282,9 @@ function clockView(rows, nowMs) {
 function tableClock(row, nowMs) {
   if (!row || DONE.includes(row.phase)) return ""; // the hand count says it
   if (!(row.deadline || row.starts_at || row.break_ends)) return "";
-  return clockView([row], nowMs).time;
+  const { time } = clockView([row], nowMs);
+  // rule AA-23: an Ari Ari game without a limit has no count of hands to show either
+  return ARIARI && time === NO_LIMIT ? "" : time;
 }
 
 function clockRows() {

@@ -6,6 +6,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
+import { pointsShown } from "/static/ariari.js";
 import { LiveFeed } from "/static/live.js";
 
 const FOLLOWED_KEY = "wsom.followed";
@@ -76,15 +77,27 @@ function showStatus(status) {
   badge.textContent = { live: "● live", stale: "stale", offline: "offline" }[status] ?? "connecting";
 }
 
+// An Ari Ari event's figures (rule AA-17): whole points with thousands separators
+// (ariari.js pointsShown); the 2 decimals of SC-5 otherwise.
+function points(exactValue, signed = false) {
+  return pointsShown(exactValue, { signed });
+}
+
+function totalText(standing, ariari) {
+  return ariari ? points(standing.total) : standing.shown;
+}
+
 // Mirrors the player page's template (spectator_player.html).
-function distanceText(standing, advance, round) {
+function distanceText(standing, advance, round, ariari = false) {
   if (!standing) return [`Not ranked in round ${round}`, ""];
   if (standing.status === "advanced") return ["Advanced", "above"];
   if (standing.status === "eliminated") return [`Eliminated in round ${round}`, "below"];
   if (standing.status === "finished") return ["Final standing", ""];
   const through = advance ? ` (top ${advance} go through)` : "";
-  if (standing.above_cut === true) return [`${standing.distance_shown} above the cut${through}`, "above"];
-  if (standing.above_cut === false) return [`${standing.distance_shown} to reach the cut${through}`, "below"];
+  if (standing.distance === null || standing.distance === undefined) return ["", ""]; // no cut
+  const distance = ariari ? points(standing.distance) : standing.distance_shown;
+  if (standing.above_cut === true) return [`${distance} above the cut${through}`, "above"];
+  if (standing.above_cut === false) return [`${distance} to reach the cut${through}`, "below"];
   return ["", ""];
 }
 
@@ -107,6 +120,10 @@ function home() {
   });
 
   const feeds = new Map(); // tournament -> LiveFeed of its followed players
+  // Tournaments whose figures are Ari Ari points (spectator_home.html data-ariari)
+  const ariariTournaments = new Set(
+    (document.getElementById("page").dataset.ariari ?? "").split(" ").filter(Boolean).map(Number),
+  );
   const latest = new Map(); // "t:id" -> player state
 
   function feedFor(t) {
@@ -128,9 +145,10 @@ function home() {
     const row = document.querySelector(`#followed li[data-key="${CSS.escape(`${t}:${state.player}`)}"]`);
     if (!row || !state.registered) return;
     const standing = state.standing;
-    row.querySelector(".total").textContent = standing ? standing.shown : "–";
+    const ariari = ariariTournaments.has(t);
+    row.querySelector(".total").textContent = standing ? totalText(standing, ariari) : "–";
     row.querySelector(".rank").textContent = standing ? `#${standing.rank}` : "";
-    const [text, side] = distanceText(standing, null, state.round);
+    const [text, side] = distanceText(standing, null, state.round, ariari);
     const distance = row.querySelector(".distance");
     distance.textContent = text;
     distance.className = `distance ${side}`;
@@ -268,10 +286,10 @@ function player() {
       return;
     }
     const standing = state.standing;
-    document.getElementById("total").textContent = standing ? standing.shown : "–";
+    document.getElementById("total").textContent = standing ? totalText(standing, data.ariari) : "–";
     document.getElementById("rank").textContent = standing ? standing.rank : "–";
     if (standing) {
-      const [text, side] = distanceText(standing, data.advance, state.round);
+      const [text, side] = distanceText(standing, data.advance, state.round, data.ariari);
       const distance = document.getElementById("distance");
       distance.textContent = text;
       distance.className = `cut-distance ${side}`;
@@ -292,7 +310,7 @@ function player() {
       if (next) moveTo(next);
       return;
     }
-    renderHands(current.segment, state.hands);
+    renderHands(current.segment, state.hands, state.game);
     document.getElementById("where-hands").textContent = state.hands.length;
     if (state.hands.length !== handsSeen) {
       handsSeen = state.hands.length;
@@ -330,8 +348,33 @@ function player() {
     }
   }
 
-  function resultText(hand) {
+  // app/web/spectator.py _ariari_win_text: "Won ron 3 fan 30 fu", "Ben tsumo mangan"
+  function ariAriWinText(result) {
+    const words = (win) => (win.limit ? win.limit : win.fu ? `${win.fan} fan ${win.fu} fu` : `${win.fan} fan`);
+    const wins = result.kind === "ron" ? result.wins : [result];
+    return wins
+      .map((win) => `${String(win.winner) === pid ? "Won" : (names[String(win.winner)] ?? win.winner)} ${result.kind} ${words(win)}`)
+      .join(" \u00b7 ");
+  }
+
+  // app/web/spectator.py game_end_text: what the game's end added to its last hand (AA-27)
+  function gameEndText(game, hand) {
+    if (!game?.ended || hand.hand !== game.hands) return "";
+    const row = (game.players ?? []).find((p) => String(p.player) === pid);
+    if (!row) return "";
+    const parts = [`${row.place}${{ 1: "st", 2: "nd", 3: "rd" }[row.place] ?? "th"}`];
+    if (row.bets) parts.push(`bets ${points(row.bets, true)}`);
+    parts.push(`uma ${points(row.uma, true)}`);
+    return ` \u00b7 game end: ${parts.join(", ")}`;
+  }
+
+  function resultText(hand, game) {
+    return handText(hand) + gameEndText(game, hand);
+  }
+
+  function handText(hand) {
     const kind = hand.result?.kind; // an Ari Ari table's result (rules AA-9, AA-10)
+    if (kind === "ron" || kind === "tsumo") return ariAriWinText(hand.result);
     if (kind === "exhaustive_draw") return "Draw";
     if (kind === "chombo") {
       const offender = String(hand.result.offender);
@@ -345,7 +388,7 @@ function player() {
     return `${names[String(hand.winner)] ?? hand.winner} won${value}`;
   }
 
-  function renderHands(segment, hands) {
+  function renderHands(segment, hands, game) {
     const table = document.querySelector(`table.hands[data-segment="${segment}"]`);
     if (!table) return;
     const rows = [...hands].reverse().map((hand) => {
@@ -355,8 +398,11 @@ function player() {
         "tr",
         { className: String(hand.winner) === pid ? "won" : "" },
         el("td", { className: "n", textContent: String(hand.hand) }),
-        el("td", { textContent: resultText(hand) }),
-        el("td", { className: `num ${sign}`, textContent: delta > 0 ? `+${delta}` : String(delta) }),
+        el("td", { textContent: resultText(hand, game) }),
+        el("td", {
+          className: `num ${sign}`,
+          textContent: data.ariari ? points(delta, true) : delta > 0 ? `+${delta}` : String(delta),
+        }),
       );
     });
     if (!rows.length) {

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
+from app.domain.ariari import points_shown
 from app.domain.log import format_time
 from app.domain.tournament import SEAT_NAMES, Tournament
 from app.realtime.channels import States
@@ -42,6 +43,7 @@ Row = dict[str, Any]
 Background = Annotated[str | None, Query(description="green: a chroma-key background")]
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
 DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
+NO_LIMIT = "No limit"  # an Ari Ari session's clock: its games end by their own rules (AA-23)
 
 
 # -- what the pages show: the same rules as overlay.js ----------------------------------
@@ -52,16 +54,19 @@ def on_screen(figure: str) -> str:
     return MINUS + figure[1:] if figure.startswith("-") else figure
 
 
-def board_rows(rows: Sequence[Mapping[str, Any]], advance: int | None, who: Names) -> list[Row]:
-    """Standings rows as the boards show them; `last_in` marks the row above the cut line."""
+def board_rows(
+    rows: Sequence[Mapping[str, Any]], advance: int | None, who: Names, points: bool = False
+) -> list[Row]:
+    """Standings rows as the boards show them; `last_in` marks the row above the cut line.
+    `points`: an Ari Ari round, whose figures are whole points (feeds.total_shown)."""
     return [
         {
             "player": str(row["player"]),
             "rank": row["rank"],
             "name": who.get(str(row["player"]), {}).get("name") or str(row["player"]),
             "country": who.get(str(row["player"]), {}).get("country") or "",
-            "total": on_screen(row["shown"]),
-            "to_cut": feeds.to_cut(row, minus=MINUS) or "",
+            "total": on_screen(feeds.total_shown(row, points=points)),
+            "to_cut": feeds.to_cut(row, minus=MINUS, points=points) or "",
             "above": row["above_cut"],
             "last_in": advance is not None and row["position"] == advance,
         }
@@ -99,7 +104,10 @@ def session_title(rounds: Mapping[str, Any], session: Sequence[Mapping[str, Any]
 
 
 def clock_view(
-    rows: Sequence[Mapping[str, Any]], now: datetime, rounds: Mapping[str, Any]
+    rows: Sequence[Mapping[str, Any]],
+    now: datetime,
+    rounds: Mapping[str, Any],
+    points: bool = False,
 ) -> dict[str, str]:
     """The clock of a session (the tables that share a segment, a start and a deadline:
     most of them) or of one table, at the server time `now` (rules CL-1 to CL-6)."""
@@ -122,6 +130,11 @@ def clock_view(
         playing = sum(1 for row in session if row["phase"] == "overtime")
         note = f"Time \u00b7 {playing} playing on" if playing else "Time"
         return {"title": title, "time": format_clock(0), "note": note}
+    if points:
+        # rule AA-23: an Ari Ari game has no planned number of hands (its clock's 100 is the
+        # cap): the games still being played are what is left
+        over = sum(1 for row in session if row["phase"] in DONE)
+        return {"title": title, "time": NO_LIMIT, "note": f"{over} of {len(session)} games over"}
     # rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
     hands = min(row["hands_completed"] for row in session)
     return {
@@ -131,13 +144,20 @@ def clock_view(
     }
 
 
-def table_clock(row: Mapping[str, Any] | None, now: datetime, rounds: Mapping[str, Any]) -> str:
+def table_clock(
+    row: Mapping[str, Any] | None,
+    now: datetime,
+    rounds: Mapping[str, Any],
+    points: bool = False,
+) -> str:
     """A table's clock in its header, when it runs against a time at all."""
     if not row or row["phase"] in DONE:
         return ""  # the hand count says it
     if not (row["deadline"] or row["starts_at"] or row["break_ends"]):
         return ""
-    return clock_view([row], now, rounds)["time"]
+    view = clock_view([row], now, rounds, points)
+    # rule AA-23: an Ari Ari game without a limit has no count of hands to show either
+    return "" if points and view["time"] == NO_LIMIT else view["time"]
 
 
 def _session_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -149,7 +169,9 @@ def _left(moment: str, now: datetime) -> str:
     return format_clock(seconds_until(moment, now))
 
 
-def seat_view(table: Mapping[str, Any], standings: Mapping[str, Any], who: Names) -> list[Row]:
+def seat_view(
+    table: Mapping[str, Any], standings: Mapping[str, Any], who: Names, points: bool = False
+) -> list[Row]:
     """A table's four players by seat: totals, this segment's points and hand deltas."""
     if table.get("segment") is None:
         return []
@@ -164,21 +186,28 @@ def seat_view(table: Mapping[str, Any], standings: Mapping[str, Any], who: Names
                 "player": player,
                 "name": who.get(player, {}).get("name") or player,
                 "country": who.get(player, {}).get("country") or "",
-                "total": on_screen(standing["shown"]) if standing else "\u2013",
-                "points": _signed(scores[player]),
-                "deltas": [_signed(hand["deltas"].get(player, 0)) for hand in table["hands"]],
+                "total": on_screen(feeds.total_shown(standing, points=points))
+                if standing
+                else "\u2013",
+                "points": _signed(scores[player], points),
+                "deltas": [
+                    _signed(hand["deltas"].get(player, 0), points) for hand in table["hands"]
+                ],
                 "dealer": table["next_dealer"] is not None and str(table["next_dealer"]) == player,
             }
         )
     return seats
 
 
-def _signed(points: int) -> str:
+def _signed(points: int, separators: bool = False) -> str:
+    if separators:  # an Ari Ari table's points: "+8,002" (AA-17)
+        return points_shown(points, minus=MINUS, signed=True)
     return f"+{points}" if points > 0 else f"{MINUS}{-points}" if points < 0 else "0"
 
 
-def hand_note(table: Mapping[str, Any]) -> str:
-    planned = (table.get("clock") or {}).get("planned_hands")
+def hand_note(table: Mapping[str, Any], points: bool = False) -> str:
+    # rule AA-23: an Ari Ari game plans no number of hands (its clock's 100 is the cap)
+    planned = None if points else (table.get("clock") or {}).get("planned_hands")
     if table.get("next_hand") is not None:
         return (
             f"Hand {table['next_hand']} of {planned}" if planned else f"Hand {table['next_hand']}"
@@ -186,13 +215,15 @@ def hand_note(table: Mapping[str, Any]) -> str:
     return f"{len(table.get('hands', ()))} hands played"
 
 
-def player_view(player: Mapping[str, Any], clock_rows: Mapping[str, Any]) -> dict[str, str]:
+def player_view(
+    player: Mapping[str, Any], clock_rows: Mapping[str, Any], points: bool = False
+) -> dict[str, str]:
     standing = player.get("standing")
     seat = feeds.current_seat(player, clock_rows)
-    to_cut = feeds.to_cut(standing, minus=MINUS) if standing else None
+    to_cut = feeds.to_cut(standing, minus=MINUS, points=points) if standing else None
     return {
         "rank": str(standing["rank"]) if standing else "\u2013",
-        "total": on_screen(standing["shown"]) if standing else "\u2013",
+        "total": on_screen(feeds.total_shown(standing, points=points)) if standing else "\u2013",
         "to_cut": to_cut or "\u2013",
         "cut_note": _cut_note(standing),
         "seat": f"Table {seat['table']} \u00b7 {seat['seat'].title()}" if seat else "\u2013",
@@ -242,6 +273,7 @@ def _page(
             "states": {channel: states.of(channel) for channel in channels},
             "names": feeds.names(tournament),
             "rounds": _rounds(tournament),
+            "ariari": feeds.is_ariari(tournament),
         }
 
     data = store.read(tournament_id, view)
@@ -266,28 +298,36 @@ def _page(
 def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]:
     """What the template draws first, from the same states the page then follows."""
     states, who, rounds = config["states"], config["names"], config["rounds"]
+    points = config["ariari"]
     standings = states.get("standings")
     if kind == "top":
         rows = [row for row in feeds.ordered(standings) if row["position"] <= config["n"]]
-        return {"rows": board_rows(rows, standings["advance"], who), "standings": standings}
+        return {
+            "rows": board_rows(rows, standings["advance"], who, points),
+            "standings": standings,
+        }
     if kind == "cut":
         rows = feeds.around_cut(standings)
-        return {"rows": board_rows(rows, standings["advance"], who), "standings": standings}
+        return {
+            "rows": board_rows(rows, standings["advance"], who, points),
+            "standings": standings,
+        }
     if kind == "player":
         player = states[f"player:{config['player']}"]
-        return {"player": player, "shown": player_view(player, states["clocks"]["tables"])}
+        shown = player_view(player, states["clocks"]["tables"], points)
+        return {"player": player, "shown": shown}
     if kind == "table":
         table = states[f"table:{config['table']}"]
         return {
             "table": table,
-            "seats": seat_view(table, standings, who),
-            "hand": hand_note(table),
+            "seats": seat_view(table, standings, who, points),
+            "hand": hand_note(table, points),
             "title": segment_title(rounds, table) if table.get("segment") else "",
-            "clock": table_clock(table.get("clock"), now, rounds),
+            "clock": table_clock(table.get("clock"), now, rounds, points),
         }
     rows = list(states["clocks"]["tables"].values())
     rows = [row for row in rows if _wanted(row, config)]
-    return {"clock": clock_view(rows, now, rounds)}
+    return {"clock": clock_view(rows, now, rounds, points)}
 
 
 def _wanted(row: Mapping[str, Any], config: Mapping[str, Any]) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -27,13 +28,14 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.db import queries
-from app.domain.ariari import Chombo, ExhaustiveDraw
+from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
 from app.domain.replay import standings_report
 from app.domain.rulesets import HandResult
 from app.domain.tournament import RoundState, Tournament
 from app.realtime.channels import States
+from app.services import feeds
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
 from app.services.store import TournamentStore
@@ -43,13 +45,14 @@ from app.web.pages import PACKAGE, render, templates
 router = APIRouter(include_in_schema=False)
 
 TournamentParam = Annotated[int | None, Query(alias="t", ge=1, le=MAX_NUMBER)]
-SEGMENT_WORDS = {"half": "Half", "quarter": "Quarter", "session": "Session"}
+SEGMENT_WORDS = {"half": "Half", "quarter": "Quarter", "session": "Session", "game": "Game"}
 # What the service worker keeps: if one of them changes, so does the worker's version, and
 # phones fetch the new shell once.
 SHELL = (
     "base.css",
     "spectator.css",
     "live.js",
+    "ariari.js",
     "spectator.js",
     "manifest.webmanifest",
     "icons/icon-192.png",
@@ -113,6 +116,8 @@ def result_text(
     """The hand as the player sees it; spectator.js says it in the same words (from the
     table channel, which has the winner, the value and the point changes, and for an Ari Ari
     table the result: a riichi bet moves points in a draw, rules AA-5, AA-9, AA-10)."""
+    if isinstance(result, Ron | Tsumo):
+        return _ariari_win_text(result, player, names)
     if isinstance(result, ExhaustiveDraw):
         return "Draw"
     if isinstance(result, Chombo):
@@ -128,15 +133,54 @@ def result_text(
     return f"{names.get(str(settlement.winner), str(settlement.winner))} won{value}"
 
 
+def _win_words(win: Win) -> str:
+    """An Ari Ari win as the players say it (rule AA-2): "3 fan 30 fu", "mangan"."""
+    if win.limit:
+        return win.limit
+    return f"{win.fan} fan {win.fu} fu" if win.fu else f"{win.fan} fan"
+
+
+def _ariari_win_text(result: Ron | Tsumo, player: PlayerId, names: dict[str, str]) -> str:
+    """spectator.js ariAriWinText: "Won ron 3 fan 30 fu", "Ben tsumo mangan"; a double ron
+    names each winner (rule AA-4)."""
+    how = "ron" if isinstance(result, Ron) else "tsumo"
+    wins = result.wins if isinstance(result, Ron) else (result.win,)
+    return " · ".join(
+        f"{'Won' if win.winner == player else names.get(str(win.winner), str(win.winner))}"
+        f" {how} {_win_words(win)}"
+        for win in wins
+    )
+
+
+def game_end_text(game: Game | None, player: PlayerId) -> str:
+    """What the end of the game added to its last hand for the player (rules AA-15, AA-16,
+    AA-27: the tournament counts them there): " · game end: 1st, bets +668, uma +3,334"."""
+    standing = next((s for s in game.standings if s.player == player), None) if game else None
+    if standing is None:
+        return ""
+    parts = [_ordinal(standing.place)]
+    if standing.bets:
+        parts.append(f"bets {points_shown(standing.bets, signed=True)}")
+    parts.append(f"uma {points_shown(standing.uma, signed=True)}")
+    return f" \u00b7 game end: {', '.join(parts)}"
+
+
+def _ordinal(place: int) -> str:
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') }"
+
+
 def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[SegmentBlock]:
     blocks = []
     planned = state.format.hands_per_segment
     for segment, table_number, seat in state.seats_of(player):
         table = state.tables[(segment, table_number)]
+        # the hand that ended an Ari Ari game (it carries the leftover bets and uma, AA-27)
+        last = table.game.hands[-1].number if table.game and table.game.ended else None
         hands = [
             HandLine(
                 hand=number,
-                result=result_text(settlement, player, names, table.hands[number].result),
+                result=result_text(settlement, player, names, table.hands[number].result)
+                + (game_end_text(table.game, player) if number == last else ""),
                 delta=dict(settlement.deltas).get(player, 0),
                 won=settlement.winner == player,
             )
@@ -192,12 +236,25 @@ def _traces(tournament: Tournament, player: PlayerId) -> list[RoundTrace]:
         if penalties:
             running.append(running[-1] + penalties)
         seated = len(segments) or state.format.segments
+        game = tournament.format.game
+        if game is not None:
+            # rule AA-23: a game plans no number of hands (hands_per_segment is the cap of
+            # 100). Room for what each game had, and while it is played for at least the
+            # hands a game without a bankruptcy needs (AA-12: the deal passes that often).
+            played = [
+                len(state.tables[(segment, table_number)].settlements)
+                for segment, table_number, _ in segments
+            ]
+            room = sum(max(hands, game.rotations) for hands in played)
+            room += (state.format.segments - len(segments)) * game.rotations
+        else:
+            room = seated * state.format.hands_per_segment
         traces.append(
             RoundTrace(
                 round=number,
                 label=_round_label(tournament, number),
                 running=running,
-                slots=max(seated * state.format.hands_per_segment, len(running) - 1, 1),
+                slots=max(room, len(running) - 1, 1),
                 ended=state.ended is not None,
             )
         )
@@ -238,7 +295,11 @@ class Chart:
         return self.width - self.right
 
 
-def build_chart(traces: list[RoundTrace], cut_total: Fraction | None) -> Chart:
+def build_chart(
+    traces: list[RoundTrace],
+    cut_total: Fraction | None,
+    figure: Callable[[Fraction], str] = shown,
+) -> Chart:
     """Each round's total hand by hand, one point at each round's end (or now), the
     carry-over between rounds dotted, and the live cut line in the round being played."""
     chart = Chart()
@@ -284,7 +345,7 @@ def build_chart(traces: list[RoundTrace], cut_total: Fraction | None) -> Chart:
                 "x": xs[-1],
                 "y": ys[-1],
                 "round": trace.round,
-                "title": f"{trace.label}: {shown(trace.total)}"
+                "title": f"{trace.label}: {figure(trace.total)}"
                 + ("" if trace.ended else " so far"),
                 "current": not trace.ended,
             }
@@ -298,7 +359,7 @@ def build_chart(traces: list[RoundTrace], cut_total: Fraction | None) -> Chart:
             "x1": band["x"],
             "x2": round(band["x"] + band["width"], 1),
             "y": y(cut_total),
-            "title": f"The cut: {shown(cut_total)}",
+            "title": f"The cut: {figure(cut_total)}",
         }
     return chart
 
@@ -324,6 +385,21 @@ class PlayerPage:
     names: dict[str, str]
     chart: Chart
     penalties: list[tuple[int, str]]
+    ariari: bool = False  # scores in whole points (rule AA-17), no planned hands (AA-23)
+
+    def total_of(self, standing: Mapping[str, Any]) -> str:
+        """The total as the page shows it (feeds.total_shown): 2 decimals, or Ari Ari points."""
+        return feeds.total_shown(standing, points=self.ariari)
+
+    def distance_of(self, standing: Mapping[str, Any]) -> str:
+        if self.ariari:
+            return points_shown(standing["distance"])
+        return str(standing["distance_shown"])
+
+    def delta_of(self, delta: int) -> str:
+        if self.ariari:
+            return points_shown(delta, signed=True)
+        return f"{delta:+d}" if delta else "0"
 
     def data(self) -> dict[str, Any]:
         """What spectator.js needs to carry on live (passed as JSON, escaped by tojson)."""
@@ -343,12 +419,18 @@ class PlayerPage:
             if self.current is None
             else {"segment": self.current.segment, "table": self.current.table},
             "names": self.names,
+            "ariari": self.ariari,
         }
 
 
 def _current(blocks: list[SegmentBlock]) -> SegmentBlock | None:
     """The table the player is at, or goes to next: the first segment not finished."""
     return next((b for b in blocks if not b.finished), blocks[-1] if blocks else None)
+
+
+def _figure(tournament: Tournament) -> Callable[[Fraction], str]:
+    """How the chart names a total: 2 decimals (SC-5), or Ari Ari points (AA-17)."""
+    return points_shown if feeds.is_ariari(tournament) else shown
 
 
 def _cut_total(states: States) -> Fraction | None:
@@ -399,8 +481,9 @@ def _player_page(
         blocks=blocks,
         current=_current(blocks) if live else None,
         names=names,
-        chart=build_chart(_traces(tournament, player), _cut_total(states)),
+        chart=build_chart(_traces(tournament, player), _cut_total(states), _figure(tournament)),
         penalties=[(p.points, p.reason) for p in state.penalties if p.player == player],
+        ariari=feeds.is_ariari(tournament),
     )
 
 
@@ -445,6 +528,8 @@ def home(
         "spectator_home.html",
         tournament=next((t for t in tournaments if t["id"] == chosen), None),
         tournaments=tournaments,
+        # the followed players' figures: Ari Ari points in these (spectator.js)
+        ariari=[tid for tid in ids if store.read(tid, lambda t, _: feeds.is_ariari(t))],
         query=q,
         results=results,
     )
@@ -505,7 +590,9 @@ def player_chart(
     def view(tournament: Tournament, _: int) -> Chart:
         player = tournament.player_named(player_id)
         assert player is not None  # _tournament_of found the player first
-        return build_chart(_traces(tournament, player), _cut_total(States(tournament, now)))
+        return build_chart(
+            _traces(tournament, player), _cut_total(States(tournament, now)), _figure(tournament)
+        )
 
     chart = store.read(tid, view)
     svg = templates.get_template("spectator_chart.html").render(chart=chart)

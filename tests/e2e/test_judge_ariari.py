@@ -222,9 +222,9 @@ def test_a_ron_with_a_riichi_is_reviewed_with_the_bets_and_lands(tablet: Any, cl
         page.screenshot(path=str(SCREENS / "judge-ariari.png"), full_page=True)
     page.tap("#entry-review")
     assert review_deltas(page) == {
-        east: "−3900",
-        south: "−1000",
-        west: "+4900",
+        east: "−3,900",
+        south: "−1,000",
+        west: "+4,900",
         north: "0",
         "table": "0",
     }
@@ -264,7 +264,7 @@ def test_hands_queued_offline_are_reviewed_from_the_game_before_them(
     tap_seat(page, "aa-tenpai", north)
     tap_seat(page, "aa-riichi", west)
     page.tap("#entry-review")
-    assert review_deltas(page)["table"] == "+1000"
+    assert review_deltas(page)["table"] == "+1,000"
     page.tap("#review-send")
     wait_for(page, "() => judgeTablet.entries.filter(e => e.status === 'queued').length === 1")
     assert page.text_content("#next-title") == "East 1 · hand 2"
@@ -278,11 +278,11 @@ def test_hands_queued_offline_are_reviewed_from_the_game_before_them(
     card.locator('[data-field="limit"] [data-value="mangan"]').tap()
     page.tap("#entry-review")
     assert review_deltas(page) == {
-        east: "+13300",
-        south: "−4100",
-        west: "−4100",
-        north: "−4100",
-        "table": "−1000",
+        east: "+13,300",
+        south: "−4,100",
+        west: "−4,100",
+        north: "−4,100",
+        "table": "−1,000",
     }
     page.tap("#review-send")
     wait_for(page, "() => judgeTablet.entries.filter(e => e.status === 'queued').length === 2")
