@@ -78,7 +78,13 @@ export class LiveFeed {
     const text = typeof data === "string" ? data : new TextDecoder().decode(data);
     const message = JSON.parse(text);
     this.lastMessageAt = Date.now();
-    if (message.server_time) this.offsetMs = Date.parse(message.server_time) - Date.now();
+    // rule CL-6: learn the server's clock only from messages made as they are sent (the hello,
+    // a snapshot, a heartbeat). A change may be an old frame from the feed's history, replayed
+    // to a client that resumed: its server_time is when it was first sent, minutes ago perhaps.
+    if (message.server_time && message.type !== "change") {
+      const at = Date.parse(message.server_time);
+      if (Number.isFinite(at)) this.offsetMs = at - Date.now();
+    }
     if (typeof message.version === "number") this.version = Math.max(this.version ?? 0, message.version);
     if (message.type === "hello" || message.type === "heartbeat") {
       this.setStatus("live");

@@ -20,6 +20,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from app.domain.log import format_time
 from app.realtime.channels import valid_channel
 from app.realtime.hub import GONE, HEARTBEAT_INTERVAL, Connection, Hub, encode
 from app.services.errors import NotFound
@@ -118,6 +119,8 @@ async def live(websocket: WebSocket, tournament: str) -> None:
                 "version": version,
                 "channels": wanted,
                 "heartbeat_seconds": HEARTBEAT_INTERVAL,
+                # a resuming client may get only old changes next: this sets its clock (CL-6)
+                "server_time": format_time(hub.clock()),
             }
         ),
     )
