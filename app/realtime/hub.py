@@ -171,6 +171,9 @@ class Feed:
             clients.discard(connection)
             if not clients:
                 del self.subscribers[channel]
+                # A flush brings only followed channels up to date: a state kept for nobody
+                # would go stale, and the next to follow the channel would get it.
+                self._forget(channel)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -306,7 +309,9 @@ class Feed:
         snapshot of each, and from then on every change."""
         async with self.lock:
             await self._flush_if_stale()
-            missing = [c for c in wanted if c not in self.states]
+            # A state held for a channel nobody follows has had no flush since (one that was
+            # under way when its last client left may have stored it again): compute it anew.
+            missing = [c for c in wanted if c not in self.states or c not in self.subscribers]
             if missing:
                 version, fresh = await self._compute(missing)
                 self.version = max(self.version, version)

@@ -110,6 +110,34 @@ async def read_opening(client: Client, channels: int) -> tuple[Message, list[Mes
 # -- connecting ---------------------------------------------------------------------------
 
 
+def test_a_channel_nobody_followed_for_a_while_is_current_when_someone_joins_it(
+    server: LiveServer, club: Tournament
+) -> None:
+    """Issue 13 (seen at an Ari Ari event): a hall reloaded while only the tablets followed the
+    feed got the standings of before the hands entered meanwhile, until the next hand. The
+    feed only brings the channels someone follows up to date, so it must not keep the state
+    of one nobody follows for the next to join."""
+
+    async def scenario() -> None:
+        async with http_client() as http:
+            api = Api(http, server.base_url, club)
+            async with Client.open(server.ws_url(club.tid, ("standings",))) as hall:
+                await read_opening(hall, 1)
+            # The hall is gone; a tablet still follows its table, so the feed runs on.
+            async with Client.open(server.ws_url(club.tid, ("table:1",))) as tablet:
+                await read_opening(tablet, 1)
+                entered = await api.hand(hand(1, 1, discard("ami", "bo", 30)))
+                await tablet.until_version("table:1", entered["version"])
+                async with Client.open(server.ws_url(club.tid, ("standings",))) as reloaded:
+                    _, (snapshot,) = await read_opening(reloaded, 1)
+                    assert snapshot.version == entered["version"]
+                    truth = await api.standings()
+                    rows = snapshot.body["data"]["rows"]
+                    assert rows["ami"]["total"] == truth["rows"]["ami"]["total"] != "0"
+
+    run(scenario())
+
+
 def test_a_client_gets_a_hello_then_a_snapshot_of_each_channel_with_the_version(
     server: LiveServer, club: Tournament
 ) -> None:
