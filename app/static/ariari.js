@@ -167,16 +167,3 @@ export function ordinal(place) {
   return `${place}${{ 1: "st", 2: "nd", 3: "rd" }[place] ?? "th"}`;
 }
 
-// app/domain/ariari.py points_shown: an exact score ("45/4") as the displays show it at an
-// Ari Ari event (rule AA-17): whole points, rounded down as SC-5 rounds, with thousands
-// separators ("13,200"); `minus` is the sign a negative figure takes, `signed` adds a "+".
-export function pointsShown(exactValue, { minus = "-", signed = false } = {}) {
-  const [top, bottom = "1"] = String(exactValue).split("/");
-  const numerator = BigInt(top);
-  const denominator = BigInt(bottom);
-  let whole = numerator / denominator; // BigInt division truncates towards zero
-  if (numerator % denominator !== 0n && numerator < 0n) whole -= 1n;
-  const digits = (whole < 0n ? -whole : whole).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  if (whole < 0n) return minus + digits;
-  return signed && whole > 0n ? `+${digits}` : digits;
-}

@@ -195,6 +195,21 @@ export function placedRow(row, rank, position, cut, ended) {
   };
 }
 
+// app/domain/ariari.py points_shown (here, not in ariari.js, so that a phone loads no game
+// engine for it): an exact score ("45/4") as the displays show it at an
+// Ari Ari event (rule AA-17): whole points, rounded down as SC-5 rounds, with thousands
+// separators ("13,200"); `minus` is the sign a negative figure takes, `signed` adds a "+".
+export function pointsShown(exactValue, { minus = "-", signed = false } = {}) {
+  const [top, bottom = "1"] = String(exactValue).split("/");
+  const numerator = BigInt(top);
+  const denominator = BigInt(bottom);
+  let whole = numerator / denominator; // BigInt division truncates towards zero
+  if (numerator % denominator !== 0n && numerator < 0n) whole -= 1n;
+  const digits = (whole < 0n ? -whole : whole).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  if (whole < 0n) return minus + digits;
+  return signed && whole > 0n ? `+${digits}` : digits;
+}
+
 // Exact scores travel as "n" or "n/d" (reduced): [numerator, denominator] in BigInt.
 function fraction(text) {
   const [numerator, denominator = "1"] = String(text).split("/");

@@ -1,8 +1,7 @@
 // TV overlays: the server draws the first frame; this module follows the live feed and draws
 // again from the channel states, with the same rules as app/web/overlay.py (keep them in
 // step). Names are only ever set as text (textContent), never as HTML.
-import { pointsShown } from "/static/ariari.js";
-import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
+import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 
 const config = JSON.parse(document.getElementById("overlay-config").textContent);
 const MINUS = "\u2212";

@@ -15,7 +15,6 @@ const SHELL = [
   "/static/base.css",
   "/static/spectator.css",
   "/static/live.js",
-  "/static/ariari.js",
   "/static/spectator.js",
   "/static/manifest.webmanifest",
   "/static/icons/icon-192.png",

@@ -6,8 +6,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
-import { pointsShown } from "/static/ariari.js";
-import { LiveFeed } from "/static/live.js";
+import { LiveFeed, pointsShown } from "/static/live.js";
 
 const FOLLOWED_KEY = "wsom.followed";
 
@@ -78,7 +77,7 @@ function showStatus(status) {
 }
 
 // An Ari Ari event's figures (rule AA-17): whole points with thousands separators
-// (ariari.js pointsShown); the 2 decimals of SC-5 otherwise.
+// (live.js pointsShown); the 2 decimals of SC-5 otherwise.
 function points(exactValue, signed = false) {
   return pointsShown(exactValue, { signed });
 }

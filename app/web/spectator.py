@@ -52,7 +52,6 @@ SHELL = (
     "base.css",
     "spectator.css",
     "live.js",
-    "ariari.js",
     "spectator.js",
     "manifest.webmanifest",
     "icons/icon-192.png",
