@@ -2017,7 +2017,7 @@ class Tablet {
     // The deal first, sorted before the hand: the hand is queued again only once its deal
     // is in the outbox, so that no flush in between can send the hand alone.
     const body = { round: entry.body.round, segment, table: entry.body.table, hand };
-    await this.queue("deals", body, { created: entry.created - 0.5, redealt: true });
+    if (!this.dealOf(segment, hand)) await this.queue("deals", body, { created: entry.created - 0.5, redealt: true });
     await this.retry(entry);
   }
 

@@ -503,3 +503,39 @@ def open_tablet_unscheduled(context: Any, event: Event, table: int) -> Any:
     wait_for(page, "() => window.judgeTablet && judgeTablet.who && judgeTablet.table")
     wait_for(page, "() => navigator.serviceWorker.controller !== null")
     return page
+
+
+def test_an_early_start_refused_for_the_clock_goes_again_once_the_head_judge_records_it(
+    device: Any, event: Event
+) -> None:
+    """The message said the tablet would send it again by itself, but only deals did."""
+    table = 4
+    schedule(event, table, datetime.now(UTC) + timedelta(minutes=3))
+    page = open_tablet(device, event, table)
+    device.set_offline(True)
+    page.evaluate("() => { window.skewMs -= 60 * 1000; }")  # a minute slow, set by hand
+    page.tap('#tabs [data-tab="start"]')
+    page.tap("#start-agree")
+    page.tap("#start-record")
+    wait_for(page, "() => judgeTablet.entries.length === 1")
+    device.set_offline(False)
+    page.locator("#refusal").wait_for(state="visible", timeout=20_000)
+    assert page.locator("#refusal-title").inner_text() == "The early start was refused"
+    started = datetime.fromisoformat(page.evaluate("() => judgeTablet.entries[0].body.time"))
+    override = httpx.post(
+        event.url("overrides"),
+        json={
+            "type": "early_start",
+            "round": 1,
+            "segment": 1,
+            "table": table,
+            "time": (started + timedelta(minutes=1)).isoformat(),
+            "reason": "tablet clock a minute slow",
+        },
+        headers=ADMIN,
+    )
+    assert override.status_code == 201, override.text
+    page.locator("#refusal").wait_for(state="hidden", timeout=20_000)
+    wait_for(page, "() => judgeTablet.entries.every(e => e.status === 'sent')")
+    [line] = event.log(type="early_start", table=table)
+    assert line["by"] == "admin"
