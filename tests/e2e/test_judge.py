@@ -98,13 +98,15 @@ def shown(delta: int) -> str:
 
 
 def send_hand(page: Any, result: dict[str, Any]) -> str:
-    """Fill, review, send; the outbox key of the new entry."""
-    before = page.evaluate("() => judgeTablet.entries.map(e => e.key)")
+    """Fill, review, send; the outbox key of the new entry (not of a deal the tablet records
+    itself as the entry begins, rule CL-3, which may come first)."""
+    entries = "judgeTablet.entries.filter(e => e.endpoint !== 'deals').map(e => e.key)"
+    before = page.evaluate(f"() => {entries}")
     fill_hand(page, result)
     page.tap("#entry-review")
     page.tap("#review-send")
-    wait_for(page, f"() => judgeTablet.entries.length > {len(before)}")
-    keys = page.evaluate("() => judgeTablet.entries.map(e => e.key)")
+    wait_for(page, f"() => {entries}.length > {len(before)}")
+    keys = page.evaluate(f"() => {entries}")
     return next(key for key in keys if key not in before)
 
 

@@ -238,6 +238,8 @@ def test_a_hand_dealt_offline_before_the_deadline_lands_after_it(device: Any, ev
     # No new hand may start now: the tablet does not offer to deal hand 2 nor send it undealt.
     wait_for(page, "() => document.querySelector('#deal-button').disabled")
     assert "time limit passed" in page.locator("#deal-note").inner_text()
+    # Offline, the clock says what the server will: hand 2 was never dealt, the half is over.
+    assert page.locator("#clock").inner_text() == "time is up"
     fill_hand(page, event.round_one.hands[table][1]["result"])
     assert "no recorded deal" in page.locator("#entry-problem").inner_text()
     assert page.locator("#entry-review").is_disabled()
@@ -271,7 +273,9 @@ def test_a_refused_deal_blocks_the_hand_screen_until_the_head_judge_records_it(
     refusal.wait_for(state="visible", timeout=20_000)
     assert page.locator("#refusal-title").inner_text() == "The deal of hand 1 was refused"
     assert "more than 30 seconds off" in page.locator("#refusal-what").inner_text()
-    assert "Call the head judge" in page.locator("#refusal-next").inner_text()
+    # The head judge records it at its real time; or, the limit not passed, the deal is
+    # recorded anew now (the clock is right again since the feed corrected it).
+    assert "call the head judge" in page.locator("#refusal-next").inner_text().lower()
     assert "1 more entry waits behind it" in page.locator("#refusal-waiting").inner_text()
     # The hand after it was not sent, so it was not refused: it waits.
     assert statuses(page) == [("deals", 1, "refused"), ("hands", 1, "queued")]
@@ -335,3 +339,203 @@ def test_a_second_device_at_the_table_learns_of_the_deal_and_the_hand(
         assert len(event.log(type="hand", table=table)) == 1
     finally:
         other_context.close()
+
+
+def test_seats_drawn_offline_give_the_second_cycle_its_dealers_by_rule_se6(
+    device: Any, event: Event
+) -> None:
+    """The tablet used the new seats of cycle 1 for cycle 2 as well: hands 5 to 8 showed the
+    wrong dealer until the network came back."""
+    table = 1  # a half with no schedule: no deals needed (rule CL-3a)
+    page = open_tablet_unscheduled(device, event, table)
+    device.set_offline(True)
+    page.tap('#tabs [data-tab="seats"]')
+    page.tap("#seats-propose")
+    page.tap("#seats-record")
+    wait_for(page, "() => judgeTablet.entries.length === 1")
+    east, south, west, north = page.evaluate("() => judgeTablet.entries[0].body.seats.map(String)")
+    page.tap('#tabs [data-tab="hand"]')
+    for _ in range(4):
+        send_hand(page, {"kind": "draw"})
+    wait_for(page, "() => document.querySelector('#next-title').textContent === 'Hand 5 of 8'")
+    # rule SE-6: East and North, South and West exchange; the starting North deals hand 5.
+    winds = page.locator("#seat-cards li .pid").all_inner_texts()
+    assert winds == [north, west, south, east]
+    assert page.locator("#seat-cards li.dealer .pid").inner_text() == north
+
+
+def test_a_review_on_a_second_device_closes_when_the_first_sends_that_hand(
+    browser: Any, device: Any, event: Event
+) -> None:
+    table = 2
+    first = open_tablet_unscheduled(device, event, table)
+    other_context = browser.new_context(viewport={"width": 800, "height": 1280}, has_touch=True)
+    try:
+        second = open_tablet_unscheduled(other_context, event, table)
+        seats = first.evaluate("() => judgeTablet.seatsOf(1).map(String)")
+        fill_hand(second, {"kind": "self_draw", "winner": seats[1], "value": 10})
+        second.tap("#entry-review")
+        assert second.locator("#review-send").is_visible()
+        send_hand(first, {"kind": "self_draw", "winner": seats[0], "value": 10})
+        # The second device no longer offers "Send hand 1?": it is back on the form, hand 2.
+        wait_for(
+            second,
+            "() => document.querySelector('#entry-title').textContent === 'Result of hand 2'",
+        )
+        assert second.locator("#review-send").is_hidden()
+        assert "the review was closed" in second.locator("#entry-notice").inner_text()
+        assert second.evaluate("() => judgeTablet.entries.length") == 0
+        assert len(event.log(type="hand", table=table)) == 1
+    finally:
+        other_context.close()
+
+
+def test_a_hand_sent_without_its_deal_in_time_gets_one_now_not_a_late_refusal(
+    device: Any, event: Event
+) -> None:
+    """A deal refused for the tablet's clock and discarded left its hand refused with "the
+    limit has passed" while 50 minutes were left, and no way on but to discard the hand."""
+    table = 3
+    schedule(event, table, datetime.now(UTC) - timedelta(minutes=20))
+    page = open_tablet(device, event, table)
+    device.set_offline(True)
+    page.evaluate("() => { window.skewMs -= 4 * 60 * 1000; }")  # set by hand, offline
+    page.tap("#deal-button")
+    first = event.round_one.hands[table][0]
+    send_hand(page, first["result"])
+    page.evaluate("() => { window.skewMs += 4 * 60 * 1000; }")  # and put right again
+    device.set_offline(False)
+    page.locator("#refusal").wait_for(state="visible", timeout=20_000)
+    assert page.locator("#refusal-title").inner_text() == "The deal of hand 1 was refused"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.tap("#refusal-discard")
+    wait_for(
+        page,
+        "() => judgeTablet.entries.some(e => e.endpoint === 'hands' && e.status === 'refused')",
+    )
+    wait_for(page, "() => !document.querySelector('#refusal-deal').hidden")
+    what = page.locator("#refusal-what").inner_text()
+    assert "without its deal" in what and "limit has passed" not in what
+    assert "Record the deal now" in page.locator("#refusal-next").inner_text()
+    page.tap("#refusal-deal")
+    wait_for(page, "() => judgeTablet.entries.every(e => e.status === 'sent')", 20_000)
+    assert page.locator("#refusal").is_hidden()
+    lines = [line for line in event.log(table=table) if line["type"] in ("deal", "hand")]
+    assert [(line["type"], line["hand"]) for line in lines] == [("deal", 1), ("hand", 1)]
+    assert lines[1]["result"] == first["result"]
+
+
+def test_a_refusal_in_portrait_keeps_its_buttons_in_sight(browser: Any, event: Event) -> None:
+    table = 4
+    schedule(event, table, datetime.now(UTC) - timedelta(minutes=20))
+    context = browser.new_context(viewport={"width": 800, "height": 1280}, has_touch=True)
+    context.add_init_script(SKEWED_CLOCK % 0)
+    try:
+        page = open_tablet(context, event, table)
+        context.set_offline(True)
+        page.evaluate("() => { window.skewMs -= 5 * 60 * 1000; }")
+        page.tap("#deal-button")
+        context.set_offline(False)
+        page.locator("#refusal").wait_for(state="visible", timeout=20_000)
+        for button in ("#refusal-discard", "#refusal-retry"):
+            box = page.locator(button).bounding_box()
+            dialog = page.locator("#refusal").bounding_box()
+            assert box is not None and dialog is not None
+            # inside the message's frame, not cut off below it
+            assert box["y"] + box["height"] <= dialog["y"] + dialog["height"]
+        page.locator("#refusal-retry").tap(trial=True)  # nothing covers it
+    finally:
+        context.close()
+
+
+def test_an_early_start_before_its_minutes_cannot_be_recorded(device: Any, event: Event) -> None:
+    """The tablet let a table start 8 minutes early (5 are allowed, rule CL-2), showed
+    77 minutes left and let it deal and enter hands, all refused once online."""
+    table = 1
+    schedule(event, table, datetime.now(UTC) + timedelta(minutes=8))
+    page = open_tablet(device, event, table)
+    page.tap('#tabs [data-tab="start"]')
+    page.tap("#start-agree")
+    assert page.locator("#start-record").is_disabled()
+    assert "Not before" in page.locator("#start-note").inner_text()
+
+
+def test_a_double_tap_on_tiles_dealt_keeps_one_deal(device: Any, event: Event) -> None:
+    table = 2
+    schedule(event, table, datetime.now(UTC) - timedelta(minutes=20))
+    page = open_tablet(device, event, table)
+    device.set_offline(True)
+    page.evaluate(
+        "() => { const b = document.querySelector('#deal-button'); b.click(); b.click(); }"
+    )
+    # and two outcomes tapped at once for hand 2 record its deal once too
+    send_hand(page, event.round_one.hands[table][0]["result"])
+    page.evaluate(
+        "() => { document.querySelector('#outcomes [data-kind=self_draw]').click();"
+        " document.querySelector('#outcomes [data-kind=discard]').click(); }"
+    )
+    wait_for(page, "() => judgeTablet.entries.length === 3")
+    time.sleep(0.5)
+    assert [(e, h) for e, h, _ in statuses(page)] == [("deals", 1), ("hands", 1), ("deals", 2)]
+
+
+def test_the_back_button_goes_back_inside_the_tablet(device: Any, event: Event) -> None:
+    table = 3
+    page = device.new_page()
+    page.goto(f"{event.base_url}/")
+    page.goto(f"{event.base_url}/judge?token={event.tokens[table]}")
+    wait_for(page, "() => window.judgeTablet && judgeTablet.who && judgeTablet.table")
+    seats = page.evaluate("() => judgeTablet.seatsOf(1).map(String)")
+    fill_hand(page, {"kind": "self_draw", "winner": seats[0], "value": 12})
+    page.tap("#entry-review")
+    page.go_back()
+    # From the review back to the form, the hand as entered: the page was not left.
+    wait_for(page, "() => judgeTablet.tab === 'hand'")
+    assert page.url.endswith("/judge")
+    assert page.locator("#value-display").inner_text() == "12"
+    assert page.locator("#entry-review").is_enabled()
+
+
+def open_tablet_unscheduled(context: Any, event: Event, table: int) -> Any:
+    """A tablet at a table whose half has no schedule (no clock, no deals: rule CL-3a)."""
+    page = context.new_page()
+    page.goto(f"{event.base_url}/judge?token={event.tokens[table]}")
+    wait_for(page, "() => window.judgeTablet && judgeTablet.who && judgeTablet.table")
+    wait_for(page, "() => navigator.serviceWorker.controller !== null")
+    return page
+
+
+def test_an_early_start_refused_for_the_clock_goes_again_once_the_head_judge_records_it(
+    device: Any, event: Event
+) -> None:
+    """The message said the tablet would send it again by itself, but only deals did."""
+    table = 4
+    schedule(event, table, datetime.now(UTC) + timedelta(minutes=3))
+    page = open_tablet(device, event, table)
+    device.set_offline(True)
+    page.evaluate("() => { window.skewMs -= 60 * 1000; }")  # a minute slow, set by hand
+    page.tap('#tabs [data-tab="start"]')
+    page.tap("#start-agree")
+    page.tap("#start-record")
+    wait_for(page, "() => judgeTablet.entries.length === 1")
+    device.set_offline(False)
+    page.locator("#refusal").wait_for(state="visible", timeout=20_000)
+    assert page.locator("#refusal-title").inner_text() == "The early start was refused"
+    started = datetime.fromisoformat(page.evaluate("() => judgeTablet.entries[0].body.time"))
+    override = httpx.post(
+        event.url("overrides"),
+        json={
+            "type": "early_start",
+            "round": 1,
+            "segment": 1,
+            "table": table,
+            "time": (started + timedelta(minutes=1)).isoformat(),
+            "reason": "tablet clock a minute slow",
+        },
+        headers=ADMIN,
+    )
+    assert override.status_code == 201, override.text
+    page.locator("#refusal").wait_for(state="hidden", timeout=20_000)
+    wait_for(page, "() => judgeTablet.entries.every(e => e.status === 'sent')")
+    [line] = event.log(type="early_start", table=table)
+    assert line["by"] == "admin"
