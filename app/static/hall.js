@@ -261,7 +261,8 @@ function renderStandings() {
   const [first, last] = rangeOf(page, rows.length, cut);
 
   el.round.textContent = `Round ${state.round}${state.ended ? " · ended" : ""}`;
-  el.pager.textContent = page === "cut" ? `cut line · ${numbered} pages` : `page ${page}/${numbered}`;
+  el.pager.textContent =
+    page === "cut" ? `cut line · ${numbered} page${numbered === 1 ? "" : "s"}` : `page ${page}/${numbered}`;
   el.pager.dataset.page = String(page);
   el.pager.dataset.pages = String(numbered);
 

@@ -514,6 +514,10 @@ def test_an_ariari_event_shows_points_and_no_groups_or_planned_hands(
     assert ".00" not in page.text_content("#hall")
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         page.screenshot(path=str(SCREENS / "hall-ariari.png"))
+    # Eight players fit one page: the cut page says "1 page", not "1 pages".
+    open_screen(page, f"{screens.base_url}/hall/{screens.ariari}?page=cut")
+    page.wait_for_function("() => document.querySelector('#pager').dataset.page === 'cut'")
+    assert page.text_content("#pager") == "cut line · 1 page"
 
 
 # Every table cell of the grid on the screen now: on the screen, its number drawn inside it
