@@ -850,7 +850,9 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     created(register_csv(client, admin_headers, started.id, late))
     redrawn = created(
         client.post(
-            api(f"/{started.id}/rounds/1/draw"), json={"seed": "second"}, headers=admin_headers
+            api(f"/{started.id}/rounds/1/draw"),
+            json={"seed": "second", "replaces": "first"},
+            headers=admin_headers,
         )
     )
     assert redrawn["seed"] == "second"
@@ -873,7 +875,9 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
         )
     before = snapshot(client, started.id)
     third = client.post(
-        api(f"/{started.id}/rounds/1/draw"), json={"seed": "third"}, headers=admin_headers
+        api(f"/{started.id}/rounds/1/draw"),
+        json={"seed": "third", "replaces": "second"},
+        headers=admin_headers,
     )
     problem = assert_problem(third, 409, field="round", rule="SE-1")
     assert "has started (a hand at table 1, segment 1)" in problem["detail"]
@@ -889,6 +893,34 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     assert replayed["rounds"][0]["standings"] == live["rounds"][0]["standings"]
     assert replayed["rounds"][0]["draw"]["superseded"] == ["first"]
     assert replayed["rounds"][0]["draw"]["deviations"] == []
+
+
+def test_a_redraw_names_the_draw_it_replaces(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # Two consoles open on one tournament: the second has not seen the first's draw (or a
+    # draw was sent again after its answer was lost). Neither may replace a draw whose
+    # slips may be printed without naming it (rule SE-1).
+    started = start(client, admin_headers, seed="printed")
+    before = snapshot(client, started.id)
+    draw = api(f"/{started.id}/rounds/1/draw")
+    unnamed = client.post(draw, json={"seed": "second console"}, headers=admin_headers)
+    problem = assert_problem(unnamed, 409, field="replaces", rule="SE-1")
+    assert "round 1 is drawn already (seed 'printed')" in problem["detail"]
+    assert "send replaces: 'printed'" in problem["detail"]
+    stale = client.post(draw, json={"replaces": "an older draw"}, headers=admin_headers)
+    problem = assert_problem(stale, 409, field="replaces", rule="SE-1")
+    assert "has the seed 'printed', not 'an older draw'" in problem["detail"]
+    assert snapshot(client, started.id) == before
+    redrawn = created(client.post(draw, json={"replaces": "printed"}, headers=admin_headers))
+    assert redrawn["seed"] != "printed"
+    # nothing to replace in a round not drawn yet
+    fresh = create(client, admin_headers)
+    created(register_csv(client, admin_headers, fresh, PLAYERS_CSV))
+    nothing = client.post(
+        api(f"/{fresh}/rounds/1/draw"), json={"replaces": "printed"}, headers=admin_headers
+    )
+    assert_problem(nothing, 409, field="replaces", rule="SE-1")
 
 
 def test_ending_a_round_with_unplayed_tables_lists_them_and_needs_a_reason(
