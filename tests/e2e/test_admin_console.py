@@ -222,7 +222,8 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         page.screenshot(path=str(SCREENS / "admin-console.png"), full_page=True)
 
-    # The segment closes for group A.
+    # The segment closes for group A, once the organizer confirms: it is never reopened.
+    page.once("dialog", lambda dialog: dialog.accept())
     row.locator("button[data-act=close]").click()
     expect(row).to_contain_text("closed")
 
@@ -231,8 +232,14 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     # ends only with the box ticked and a reason, which goes into the log.
     page.click("#end-arm")
     expect(page.locator("#end-confirm")).to_contain_text("cannot be undone")
-    expect(page.locator("#end-warning")).to_contain_text("16 tables have not played out")
-    expect(page.locator("#end-tables li")).to_have_count(16)
+    expect(page.locator("#end-warning")).to_contain_text(
+        "16 table halves (at 4 tables) have not played out"
+    )
+    # half 1's four tables one by one; each half nobody has played, in one line
+    expect(page.locator("#end-tables li")).to_have_count(4 + 6)
+    expect(page.locator("#end-tables")).to_contain_text(
+        "Half 3 of group B: not played at any of its 2 tables"
+    )
     expect(page.locator("#end-tables")).to_contain_text(
         f"Table {a_table}, half 1 of group A: 1 of 8 hands"
     )
@@ -398,10 +405,12 @@ def test_an_ari_ari_day_runs_from_the_console_without_groups(page: Any, server: 
     expect(page.locator("#schedule-form output")).to_be_empty()
     expect(rows.nth(1)).to_contain_text("scheduled")
 
-    # Ending the round lists both tables of both games: their games have not ended.
+    # Ending the round lists both games: neither has begun at either table.
     page.click("#end-arm")
-    expect(page.locator("#end-tables li")).to_have_count(4)
-    expect(page.locator("#end-tables")).to_contain_text("Table 1, game 1: game not ended")
+    expect(page.locator("#end-tables li")).to_have_count(2)
+    expect(page.locator("#end-tables")).to_contain_text(
+        "Game 1: not played at any of its 2 tables"
+    )
     expect(page.locator("#players tbody")).to_contain_text("–")
     assert tournament_id > 0
 
@@ -434,3 +443,71 @@ def test_the_tie_box_of_a_320_player_field_is_compact_before_the_first_hand(
     # the standings show the rows at the cut, not all 320 tied players
     expect(page.locator("#standings tr.cut-line")).to_have_count(1)
     assert page.locator("#standings tbody tr").count() < 20
+
+
+def test_two_console_tabs_see_each_others_draws_and_the_clumsy_inputs_are_caught(
+    browser: Any, server: Server
+) -> None:
+    # Two tabs on one tournament (issue 13, the organizer's clumsy moves): the second learns
+    # of the first's draw from the feed's heartbeat, so it offers a redraw, not a draw, and
+    # its redraw names the draw it replaces (the server refuses one that does not).
+    base = server.base_url
+    admin = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
+    made = httpx.post(
+        f"{base}/api/tournaments",
+        json={"name": "Two tabs", "format": {"preset": "wsom2008", "advance": [8, 4]}},
+        headers=admin,
+    )
+    tid = made.json()["id"]
+    players = [{"id": n, "name": f"Player {n}", "group": "AB"[n % 2]} for n in range(1, 17)]
+    registered = httpx.post(f"{base}/api/tournaments/{tid}/players", json=players, headers=admin)
+    assert registered.status_code == 201, registered.text
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        first, second = context.new_page(), context.new_page()
+        for tab in (first, second):
+            sign_in(tab, base, tid)
+        expect(second.locator("#draw-button")).to_have_text("Draw round 1")
+        first.fill("#draw-form [name=seed]", "first tab")
+        submit(first, "#draw-form")
+        expect(first.locator("#draw-now")).to_contain_text("seed first tab")
+        # a draw moves no standings; the second tab hears of it all the same
+        expect(second.locator("#draw-button")).to_have_text("Redraw round 1", timeout=15000)
+        expect(second.locator("#draw-now")).to_contain_text("seed first tab")
+        second.check("#redraw")
+        second.fill("#draw-form [name=seed]", "second tab")
+        submit(second, "#draw-form")
+        expect(second.locator("#draw-now")).to_contain_text("replaced the draw with seed first tab")
+        stale = httpx.post(
+            f"{base}/api/tournaments/{tid}/rounds/1/draw", json={"seed": "x"}, headers=admin
+        )
+        assert stale.status_code == 409 and stale.json()["field"] == "replaces", stale.text
+
+        # A segment opened in one tab is no longer "Open now" in the other.
+        row = "#segments tbody tr:first-child"
+        first.locator(f"{row} button[data-act=open]").click()
+        expect(first.locator(row)).to_contain_text("running")
+        expect(second.locator(row)).to_contain_text("running", timeout=15000)
+
+        # Closing a segment asks first; a half not started says its tables would never play.
+        asked: list[str] = []
+        second.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        second.locator("#segments tbody tr:nth-child(2) button[data-act=close]").click()
+        expect(second.locator("#segments tbody tr:nth-child(2)")).to_contain_text("not opened")
+        assert "cannot be reopened" in asked[0] and "would never play it" in asked[0]
+
+        # "1,000" is one amount or two: refused, not read as 1 and 0.
+        second.fill("#prizes-form [name=amounts]", "1,000 500 300")
+        submit(second, "#prizes-form")
+        expect(second.locator("#prizes-form output")).to_contain_text("write 1000 for one")
+        expect(second.locator("#prizes-now")).to_have_text("No prize table yet.")
+        second.fill("#prizes-form [name=amounts]", "1000,500,300")
+        submit(second, "#prizes-form")
+        expect(second.locator("#prizes-now")).to_contain_text("1. 1000.00 · 2. 500.00 · 3. 300.00")
+
+        # The QR codes of the links panel fill their cards (a figure's margins halved them).
+        code = second.locator("#links .link-card svg").first
+        expect(code).to_be_visible()
+        assert code.bounding_box()["width"] >= 110
+    finally:
+        context.close()
