@@ -408,9 +408,7 @@ def test_an_ari_ari_day_runs_from_the_console_without_groups(page: Any, server: 
     # Ending the round lists both games: neither has begun at either table.
     page.click("#end-arm")
     expect(page.locator("#end-tables li")).to_have_count(2)
-    expect(page.locator("#end-tables")).to_contain_text(
-        "Game 1: not played at any of its 2 tables"
-    )
+    expect(page.locator("#end-tables")).to_contain_text("Game 1: not played at any of its 2 tables")
     expect(page.locator("#players tbody")).to_contain_text("–")
     assert tournament_id > 0
 
