@@ -503,9 +503,22 @@ def test_two_console_tabs_see_each_others_draws_and_the_clumsy_inputs_are_caught
         submit(second, "#prizes-form")
         expect(second.locator("#prizes-now")).to_contain_text("1. 1000.00 · 2. 500.00 · 3. 300.00")
 
-        # The QR codes of the links panel fill their cards (a figure's margins halved them).
+        # The QR codes of the links panel fill their cards (a figure's margins halved them),
+        # and each code is drawn at the size its box is given (an SVG without a viewBox
+        # kept its drawn size in a corner of the 45 mm box of a printed token card).
         code = second.locator("#links .link-card svg").first
         expect(code).to_be_visible()
         assert code.bounding_box()["width"] >= 110
+        second.locator("#token-tables button[value='1']").click()
+        expect(second.locator("#token-cards figure")).to_have_count(1)
+        with second.expect_popup() as opened:
+            second.click("#print-tokens")
+        cards = opened.value
+        printed = cards.locator("section svg").first
+        expect(printed).to_be_visible()
+        box = printed.bounding_box()
+        drawn = printed.locator("path").bounding_box()
+        assert box["width"] > 160 and drawn["width"] > 0.85 * box["width"], (box, drawn)
+        assert drawn["height"] > 0.85 * box["height"], (box, drawn)
     finally:
         context.close()
