@@ -327,6 +327,16 @@ def open_segment(
     def decide(tournament: Tournament) -> list[Event]:
         # Under the append's lock: of two organizers opening the segment at once, only the
         # first start stands.
+        state = tournament.rounds.get(round_number)
+        if state is not None and state.ended is None and not state.tables:
+            # A clock started before the draw runs for nobody, and the 70 minutes are gone
+            # by the time the slips are out; a later start is a schedule line instead.
+            raise IllegalMove(
+                "SE-1",
+                "segment",
+                f"round {round_number} is not drawn yet: draw it before opening a segment "
+                "(schedule one with its start time to set the clock ahead)",
+            )
         start = tournament.schedule.get(key)
         if start is not None:
             where = f"segment {segment} of round {round_number}" + (

@@ -703,7 +703,17 @@ function renderSegments() {
           "td",
           {},
           s.state === "not opened" &&
-            el("button", { class: "small", dataset: action("open", s) }, "Open now"),
+            el(
+              "button",
+              {
+                class: "small",
+                dataset: action("open", s),
+                // the server refuses a clock for nobody (rule SE-1): say so before the click
+                disabled: !s.tables.length,
+                title: s.tables.length ? null : "draw the round first",
+              },
+              "Open now",
+            ),
           " ",
           s.state !== "closed" &&
             el("button", { class: "small quiet", dataset: action("close", s) }, "Close"),

@@ -298,6 +298,10 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     results = printable.value
     expect(results.locator("h1")).to_have_text("Console Cup <b>2026</b>")
     expect(results.locator("#final-ranking tbody tr")).to_have_count(8)
+    # Round 2 has no hand yet: the sheet shows who went through round 1, and links round 2.
+    expect(results.locator("#standings")).to_contain_text("Standings, round 1")
+    expect(results.locator("#standings tbody")).to_contain_text("advanced")
+    results.click("text=Round 2 (now)")
     expect(results.locator("#standings")).to_contain_text("Standings, round 2")
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         results.screenshot(path=str(SCREENS / "admin-results.png"), full_page=True)
@@ -466,6 +470,8 @@ def test_two_console_tabs_see_each_others_draws_and_the_clumsy_inputs_are_caught
         for tab in (first, second):
             sign_in(tab, base, tid)
         expect(second.locator("#draw-button")).to_have_text("Draw round 1")
+        # no clock for nobody: a segment opens once its round is drawn (rule SE-1)
+        expect(first.locator("#segments button[data-act=open]").first).to_be_disabled()
         first.fill("#draw-form [name=seed]", "first tab")
         submit(first, "#draw-form")
         expect(first.locator("#draw-now")).to_contain_text("seed first tab")

@@ -697,8 +697,10 @@ def test_opening_a_segment_schedules_it_now_once_and_closing_ends_it(
 def test_two_organizers_opening_a_segment_at_once_keep_the_first_start(
     store: TournamentStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    appended = admin.create_tournament(store, "Race", "wsom2008")
+    appended = admin.create_tournament(store, "Race", FORMAT)
     tournament_id = appended.tournament_id
+    admin.register_players(store, tournament_id, admin.csv_player_rows(PLAYERS_CSV))
+    admin.draw(store, tournament_id, 1, "race")  # a segment opens once its round is drawn
     admin.open_segment(store, tournament_id, 1, 1, "A")
     before = store.export(tournament_id)
     # The second request read the state before the first committed: its check saw nothing.
@@ -893,6 +895,26 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     assert replayed["rounds"][0]["standings"] == live["rounds"][0]["standings"]
     assert replayed["rounds"][0]["draw"]["superseded"] == ["first"]
     assert replayed["rounds"][0]["draw"]["deviations"] == []
+
+
+def test_a_segment_is_not_opened_before_its_round_is_drawn(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # A misclick on "Open now" before the draw started a 70-minute clock for nobody.
+    tournament_id = create(client, admin_headers)
+    created(register_csv(client, admin_headers, tournament_id, PLAYERS_CSV))
+    before = snapshot(client, tournament_id)
+    segment = {"round": 1, "segment": 1, "group": "A"}
+    early = client.post(api(f"/{tournament_id}/segments/open"), json=segment, headers=admin_headers)
+    problem = assert_problem(early, 409, field="segment", rule="SE-1")
+    assert "round 1 is not drawn yet" in problem["detail"]
+    assert snapshot(client, tournament_id) == before
+    # a start time ahead is still set before the draw, and the drawn round opens
+    ahead = segment | {"start": "2030-01-01T09:00:00Z"}
+    created(client.post(api(f"/{tournament_id}/schedule"), json=ahead, headers=admin_headers))
+    created(client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers))
+    opened = segment | {"segment": 2}
+    created(client.post(api(f"/{tournament_id}/segments/open"), json=opened, headers=admin_headers))
 
 
 def test_a_redraw_names_the_draw_it_replaces(
