@@ -166,6 +166,17 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
     reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
     header = [name.strip() for name in reader.fieldnames or ()]
     missing = [name for name in CSV_REQUIRED if name not in header]
+    if missing and len(header) == 1 and ";" in header[0]:
+        # Excel writes ";" between the cells in the languages whose decimal mark is a comma
+        raise LogError(
+            1,
+            MalformedInput(
+                "CONTRACT §1",
+                "id",
+                f"the CSV header {header[0]!r} has its cells apart by semicolons; save the "
+                "CSV with commas between the cells",
+            ),
+        )
     if missing:
         raise LogError(
             1,

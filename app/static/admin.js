@@ -202,7 +202,23 @@ function wireForms() {
 
   $("#players-file").addEventListener("change", async (event) => {
     const [file] = event.target.files;
-    if (file) $("#players-text").value = await file.text();
+    if (!file) return;
+    const problem = $("#players-form output");
+    problem.textContent = "";
+    // file.text() reads any bytes as UTF-8 and puts "�" where they are not: a CSV saved in
+    // Excel's Windows encoding would register "Jos� Garc�a" with no word of warning.
+    try {
+      $("#players-text").value = new TextDecoder("utf-8", { fatal: true }).decode(
+        await file.arrayBuffer(),
+      );
+    } catch {
+      $("#players-text").value = "";
+      problem.textContent =
+        `${file.name} is not UTF-8 text, so its accented and CJK names would be garbled: ` +
+        "save it again as “CSV UTF-8” (Excel: File › Save as) and choose it again";
+      activity(`Players: ${problem.textContent}`, false);
+      event.target.value = "";
+    }
   });
 
   onSubmit("players-form", async (data, _, form) => {

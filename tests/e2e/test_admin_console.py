@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -508,6 +509,22 @@ def test_two_console_tabs_see_each_others_draws_and_the_clumsy_inputs_are_caught
         second.fill("#prizes-form [name=amounts]", "1000,500,300")
         submit(second, "#prizes-form")
         expect(second.locator("#prizes-now")).to_contain_text("1. 1000.00 · 2. 500.00 · 3. 300.00")
+
+        # A CSV saved in Excel's Windows encoding is refused before it garbles a name.
+        latin = "id,name,group\n90,José García,A\n".encode("cp1252")
+        second.set_input_files(
+            "#players-file", files=[{"name": "excel.csv", "mimeType": "text/csv", "buffer": latin}]
+        )
+        expect(second.locator("#players-form output")).to_contain_text(
+            "excel.csv is not UTF-8 text"
+        )
+        expect(second.locator("#players-text")).to_have_value("")
+        utf8 = "\ufeffid,name,group\r\n90,José García,A\r\n".encode()
+        second.set_input_files(
+            "#players-file", files=[{"name": "utf8.csv", "mimeType": "text/csv", "buffer": utf8}]
+        )
+        expect(second.locator("#players-form output")).to_be_empty()
+        expect(second.locator("#players-text")).to_have_value(re.compile("90,José García,A"))
 
         # The QR codes of the links panel fill their cards (a figure's margins halved them),
         # and each code is drawn at the size its box is given (an SVG without a viewBox

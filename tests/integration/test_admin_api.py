@@ -443,6 +443,8 @@ def test_a_csv_keeps_string_ids_and_reads_substitutes(
         ("id,name\n1,Ann\n", 422, 2, "group", "FM-2"),
         ("id,group\n1,A\n", 422, 1, "name", "CONTRACT §1"),
         ("id,name,group,seat\n1,Ann,A,E\n", 422, 1, "seat", "CONTRACT §1"),
+        # Excel's CSV in the languages that write a decimal comma
+        ("id;name;group\r\n1;Ann;A\r\n", 422, 1, "id", "CONTRACT §1"),
         # a duplicate within the file, then one already registered
         ("id,name,group\n1,Ann,A\n1,Ann again,B\n", 409, 3, "id", "CONTRACT §1"),
         ("id,name,group\n9,Ivy,A\n5,Eve again,B\n", 409, 3, "id", "CONTRACT §1"),
@@ -463,6 +465,8 @@ def test_a_bad_csv_row_is_named_and_nothing_is_registered(
     response = register_csv(client, admin_headers, tournament_id, text)
     problem = assert_problem(response, status, field=field, rule=rule, line=line)
     assert problem["detail"].startswith(f"line {line}: ")
+    if ";" in text:
+        assert "apart by semicolons; save the CSV with commas" in problem["detail"]
     assert snapshot(client, tournament_id) == before
 
 
