@@ -753,7 +753,14 @@ function renderClocks() {
   $("#clocks").replaceChildren(
     ...(rows.length ? rows : []).map((row) => {
       let shown = "–";
-      if (row.phase === "running") {
+      let phase = row.phase;
+      if (phase === "running" && !row.starts_at && !row.play_all && row.hands_completed === 0) {
+        // rule CL-3a: a segment neither opened nor scheduled has no limit, and its clock
+        // says running; a table of it without a hand has not begun (group B while group A
+        // plays its half)
+        phase = "not_started";
+        shown = "no clock";
+      } else if (row.phase === "running") {
         // rules CL-3a, PN-2: no schedule or a play-all ruling: the clock ends nothing
         shown = row.deadline && !row.play_all ? formatClock(secondsLeft(row, now)) : "no limit";
       } else if (row.phase === "overtime" && row.deadline) {
@@ -765,10 +772,10 @@ function renderClocks() {
       }
       return el(
         "div",
-        { class: `clock ${row.phase}`, dataset: { table: row.table } },
+        { class: `clock ${phase}`, dataset: { table: row.table } },
         el("div", {}, `Table ${row.table} · seg ${row.segment}`, row.play_all && " · play all"),
         el("b", {}, shown),
-        ` ${row.phase.replace("_", " ")} · ${handsOf(row)}`,
+        ` ${phase.replace("_", " ")} · ${handsOf(row)}`,
       );
     }),
   );

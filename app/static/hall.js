@@ -535,12 +535,12 @@ function cellClock(row, now) {
   return leftMs >= 0 ? formatClock(secondsLeft(row, now)) : `+${formatClock(Math.floor(-leftMs / 1000))}`;
 }
 
-// A segment with no start (rule CL-3a) has no limit: its clock says "running" from the
-// draw on. A table of one with no hand yet has not visibly begun (group B while group A
-// plays its scheduled half, the final before its first hand): it waits, not plays.
+// A segment neither opened nor scheduled (rule CL-3a) has no limit: its clock says
+// "running" from the draw on. A table of one with no hand yet has not visibly begun (group
+// B while group A plays its scheduled half): it waits, not plays.
 function shownPhase(row) {
-  const untimed = !row.deadline && !row.play_all;
-  return row.phase === "running" && untimed && row.hands_completed === 0 ? "not_started" : row.phase;
+  const unopened = !row.starts_at && !row.play_all;
+  return row.phase === "running" && unopened && row.hands_completed === 0 ? "not_started" : row.phase;
 }
 
 function renderTables() {

@@ -493,6 +493,9 @@ def test_two_console_tabs_see_each_others_draws_and_the_clumsy_inputs_are_caught
         first.locator(f"{row} button[data-act=open]").click()
         expect(first.locator(row)).to_contain_text("running")
         expect(second.locator(row)).to_contain_text("running", timeout=15000)
+        # group B has no start yet: its tables have not begun, though their clock "runs"
+        expect(first.locator("#clocks [data-table='3']")).to_contain_text("not started")
+        expect(first.locator("#clocks [data-table='1']")).to_contain_text("running")
 
         # Closing a segment asks first; a half not started says its tables would never play.
         asked: list[str] = []
