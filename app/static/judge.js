@@ -264,8 +264,6 @@ class Tablet {
     this.clock = new TabletClock();
     this.entryNotice = ""; // why the form changed under the judge's hands
     this.lastCreated = 0;
-    this.dealing = new Set(); // "segment:hand" of deals being put in the outbox
-    this.historyPushed = false; // the page's own history entry (the back button)
   }
 
   // ---- start ----
@@ -296,7 +294,6 @@ class Tablet {
     await this.loadWhoAmI();
     window.addEventListener("online", () => {
       this.renderStatus();
-      this.feed?.reconnectNow();
       this.flush();
     });
     window.addEventListener("offline", () => this.renderStatus());
@@ -304,10 +301,7 @@ class Tablet {
     // The clock ticks, and with it whether a new hand may still start (rule CL-3).
     setInterval(() => {
       this.renderClock();
-      if (!this.who) return;
-      this.renderNextHand(this.segment());
-      if (this.tab === "start") this.renderStart();
-      if (this.firstRefused()) this.renderRefusal(); // whether the deal may still be recorded
+      if (this.who) this.renderNextHand(this.segment());
     }, 1000);
     this.flush();
   }
@@ -433,42 +427,28 @@ class Tablet {
   // form must not offer to enter it again (the server would refuse it as entered already).
   supersedeDraft() {
     const draft = this.draft;
-    // The hand being entered, or the one on the review screen, waiting for "Send".
-    const reviewing = this.tab === "review" && this.pendingSend?.endpoint === "hands" ? this.pendingSend.body : null;
-    const target = reviewing ?? (draft.mode === "new" && draft.hand !== null ? draft : null);
-    if (!target) return;
-    const server = this.serverTable(target.segment);
-    const entered = (server?.hands ?? []).find((h) => h.hand === target.hand);
+    if (draft.mode !== "new" || draft.hand === null) return;
+    const server = this.serverTable(draft.segment);
+    const entered = (server?.hands ?? []).find((h) => h.hand === draft.hand);
     if (!entered) return;
     const ours = this.entries.some(
-      (e) => e.endpoint === "hands" && e.body.segment === target.segment && e.body.hand === target.hand,
+      (e) => e.endpoint === "hands" && e.body.segment === draft.segment && e.body.hand === draft.hand,
     );
     if (ours) return;
     this.entryNotice =
-      `Hand ${target.hand} was entered on another device at this table: ` +
-      `${this.rowText(target.segment, { deltas: entered.deltas })}. Nothing was sent from here; ` +
-      `${reviewing ? "the review was closed and " : ""}the form now shows the next hand.`;
+      `Hand ${draft.hand} was entered on another device at this table: ` +
+      `${this.rowText(draft.segment, { deltas: entered.deltas })}. Nothing was sent from here; ` +
+      "the form now shows the next hand.";
     this.draft = this.emptyDraft();
-    if (reviewing) {
-      this.pendingSend = null;
-      this.tab = "hand";
-    }
   }
 
   // A deal refused (the tablet's clock was off, or it came too late) that the head judge has
   // since recorded: sent again, it is the deal in the log, and the outbox goes on.
   retryOnceRecorded() {
     for (const entry of this.entries) {
-      if (entry.status !== "refused" || entry.field === "segment") continue;
+      if (entry.status !== "refused" || !["CL-3", "CL-6"].includes(entry.rule) || entry.field === "segment") continue;
+      if (!["deals", "hands"].includes(entry.endpoint)) continue;
       if (entry.tournament !== this.who?.tournament || entry.body.round !== this.who?.round) continue;
-      if (entry.endpoint === "early-starts" && entry.rule === "CL-6") {
-        // The head judge's early start moves the clock's start before the one it showed
-        // when this tablet's was refused: sent again, it is the early start in the log.
-        const startsAt = this.serverTable(entry.body.segment)?.clock?.starts_at;
-        if (startsAt && entry.startsAtThen && Date.parse(startsAt) < Date.parse(entry.startsAtThen)) this.retry(entry);
-        continue;
-      }
-      if (!["CL-3", "CL-6", "CL-2"].includes(entry.rule) || !["deals", "hands"].includes(entry.endpoint)) continue;
       const deal = this.serverDeal(entry.body.segment, entry.body.hand);
       if (deal) this.retry(entry);
     }
@@ -607,19 +587,10 @@ class Tablet {
   cycleSeats(segment, hand) {
     const info = this.segmentInfo(segment);
     const start = this.seatsOf(segment);
-    const index = Math.floor((Math.max(hand, 1) - 1) / 4);
-    const cycle = info?.cycles?.[index];
-    if (!cycle || cycle.length !== 4 || start.length !== 4) return start;
-    if (this.pendingOf("seats", segment).length) {
-      // Seats drawn here and not yet on the server: the server's cycles are of the old
-      // seats. A later cycle moves the players of the first by a fixed pattern (rule SE-6:
-      // East and North, South and West exchange), so the same moves apply to the new seats.
-      if (index === 0) return start;
-      const first = (info.seats ?? []).map(String);
-      const moves = cycle.map((p) => first.indexOf(String(p)));
-      return first.length === 4 && moves.every((i) => i >= 0) ? moves.map((i) => start[i]) : start;
-    }
-    const sameFour = cycle.every((p) => start.map(String).includes(String(p)));
+    // Seats drawn here and not yet on the server: the server's cycles are of the old seats.
+    if (this.pendingOf("seats", segment).length) return start;
+    const cycle = info?.cycles?.[Math.floor((Math.max(hand, 1) - 1) / 4)];
+    const sameFour = cycle && cycle.length === 4 && cycle.every((p) => start.map(String).includes(String(p)));
     return sameFour ? cycle : start;
   }
 
@@ -823,17 +794,9 @@ class Tablet {
     const until = (time) => Math.max(0, Math.ceil((Date.parse(time) - now) / 1000));
     const since = (time) => Math.max(0, Math.floor((now - Date.parse(time)) / 1000));
     let text;
-    const segment = this.who ? this.segment() : null;
-    const early = this.who ? this.pendingOf("early-starts", segment)[0] : null;
-    const phase = this.phaseHere(clock, segment, now);
-    node.dataset.phase = phase;
-    if (phase === "overtime" && clock.deadline) {
-      text = `overtime +${formatClock(since(clock.deadline))}`;
-    } else if (phase === "finished_short") {
-      text = "time is up";
-    } else if (clock.phase === "not_started" && clock.deadline && (early || until(clock.starts_at) === 0)) {
-      // started early here, the server not told yet: the deadline does not move (rule CL-2);
-      // or started on schedule since the feed last said (the tablet is offline)
+    const early = this.who ? this.pendingOf("early-starts", this.segment())[0] : null;
+    if (clock.phase === "not_started" && early && clock.deadline) {
+      // started early here, the server not told yet: the deadline does not move (rule CL-2)
       text = `${formatClock(until(clock.deadline))} left`;
     } else if (clock.phase === "not_started" && clock.starts_at) {
       text = `starts in ${formatClock(until(clock.starts_at))}`;
@@ -852,21 +815,6 @@ class Tablet {
       text = clock.phase.replace("_", " ");
     }
     node.textContent = text;
-  }
-
-  // The clock's phase at `now` as this tablet knows the table: the server's, or, past the
-  // deadline, what the server will say once it has what this tablet holds (rule CL-3: the
-  // hand dealt in time is finished in overtime; without one the half is over).
-  phaseHere(clock, segment, now) {
-    const deadline = clock.deadline ? Date.parse(clock.deadline) : null;
-    const late = ["not_started", "running", "overtime"].includes(clock.phase);
-    if (deadline === null || clock.play_all || !late || now <= deadline) return clock.phase;
-    if (this.table?.segment !== segment || !this.who) return clock.phase;
-    const next = this.nextHand(segment);
-    if (next === null) return clock.phase;
-    const deal = this.dealOf(segment, next);
-    const inTime = deal && deal.state !== "refused" && Date.parse(deal.time) <= deadline;
-    return inTime ? "overtime" : "finished_short";
   }
 
   renderNextHand(segment) {
@@ -1118,10 +1066,7 @@ class Tablet {
     const body = entry.body;
     const kind = capitalised(this.who?.segment_kind ?? "segment");
     const where = `${kind} ${body.segment} hand ${body.hand}`;
-    if (entry.endpoint === "deals") {
-      const how = entry.redealt ? " (recorded anew after a refusal)" : entry.auto ? " (when the entry began)" : "";
-      return `${where}: tiles dealt at ${clockText(body.time)}${how}`;
-    }
+    if (entry.endpoint === "deals") return `${where}: tiles dealt at ${clockText(body.time)}${entry.auto ? " (when the entry began)" : ""}`;
     if (entry.endpoint === "early-starts") return `${kind} ${body.segment}: early start at ${clockText(body.time)}, all four agreeing`;
     if (entry.endpoint === "seats") {
       const seats = body.seats.map((p, i) => `${WIND[SEAT_NAMES[i]]} ${this.nameOf(p)}`).join(", ");
@@ -1178,33 +1123,6 @@ class Tablet {
     for (const panel of document.querySelectorAll(".action-view .panel")) {
       panel.hidden = panel.dataset.panel !== this.tab;
     }
-    this.syncHistory();
-  }
-
-  // The browser's back button goes back inside the tablet (from the review to the form, from
-  // another tab to the hand) instead of leaving the page with a hand half entered: once the
-  // judge is anywhere but an empty hand form, the page holds one history entry of its own,
-  // which the back button takes (never the page itself: a step back of its own would race
-  // the judge's taps). On an empty form it is simply spent, and the next back leaves.
-  syncHistory() {
-    const inside = this.tab !== "hand" || this.draft.kind !== null;
-    if (inside && !this.historyPushed) {
-      history.pushState({ judge: "inside" }, "");
-      this.historyPushed = true;
-    }
-  }
-
-  onBack() {
-    this.historyPushed = false;
-    if (this.tab === "review") {
-      this.pendingSend = null;
-      this.tab = this.voidHand ? "fix" : "hand";
-    } else if (this.tab !== "hand") {
-      this.tab = "hand";
-    } else if (this.draft.kind !== null) {
-      this.entryNotice = "The back button keeps the hand being entered: tap “Clear” to start it again.";
-    }
-    this.render();
   }
 
   showTab(tab) {
@@ -1525,7 +1443,6 @@ class Tablet {
     };
     await this.outbox.put(entry);
     this.entries.push(entry);
-    this.entries.sort((a, b) => a.created - b.created || a.order - b.order);
     this.render();
     this.flush();
     return entry;
@@ -1827,7 +1744,6 @@ class Tablet {
       entry.rule = answer?.rule ?? null;
       entry.field = answer?.field ?? null;
       entry.refusedAt = Date.now();
-      entry.startsAtThen = this.serverTable(entry.body.segment)?.clock?.starts_at ?? null;
     } else {
       entry.lastError = `server error (HTTP ${response.status})`;
       settled = false;
@@ -1886,15 +1802,6 @@ class Tablet {
     const rule = entry.rule;
     const clock = "This tablet's clock was more than 30 seconds off the server's when it sent it, so the server cannot trust the time this tablet gave it";
     const headJudge = "Call the head judge: they record it by hand, with its time and a reason. This tablet sends it again by itself once it is in, then the entries after it.";
-    // A deal refused or missing while the time limit has not passed can be recorded anew,
-    // at the time it is now: never earlier than the real deal, so never unfair (rule CL-3).
-    const dealNow = this.canDealNow(body.segment, body.hand);
-    const orNow = dealNow
-      ? ` The time limit has not passed: “Record the deal now” records it at ${clockText(this.clock.now())}, later than the tiles were really dealt, and the entries after it go on.`
-      : "";
-    const nowOrHeadJudge = dealNow
-      ? `The time limit has not passed: tap “Record the deal now” to record the deal at ${clockText(this.clock.now())}, later than the tiles were really dealt, and the entries after it go on. Or call the head judge to record it at its real time: this tablet then sends it again by itself.`
-      : headJudge;
     const closed = rule === "CL-3" && entry.field === "segment";
     if (closed) {
       return {
@@ -1905,8 +1812,8 @@ class Tablet {
     }
     if (entry.endpoint === "deals") {
       const title = `The deal of hand ${body.hand} was refused`;
-      if (rule === "CL-6" && entry.field === "sent") {
-        return { title, what: `${clock} (${clockText(body.time)} on this tablet, rule CL-6).`, next: nowOrHeadJudge, dealNow };
+      if (rule === "CL-6") {
+        return { title, what: `${clock} (${clockText(body.time)} on this tablet, rule CL-6).`, next: headJudge };
       }
       if (rule === "CL-3" && entry.field === "time") {
         return {
@@ -1919,29 +1826,14 @@ class Tablet {
         return {
           title,
           what: `The deal at ${clockText(body.time)} is before this ${kind}'s start, and no early start is recorded (rule CL-2).`,
-          next: dealNow
-            ? `The ${kind} has started now: “Record the deal now” records the deal at ${clockText(this.clock.now())}, and the entries after it go on. Or call the head judge.`
-            : "If all four players agreed to start early, record the early start, then send the deal again. Otherwise call the head judge, or discard it.",
-          dealNow,
+          next: "If all four players agreed to start early, record the early start, then send the deal again. Otherwise call the head judge, or discard it.",
         };
       }
-      return {
-        title,
-        what: `${this.reason(entry)}.`,
-        next: `Call the head judge, or discard it.${orNow}`,
-        dealNow,
-      };
     }
     if (entry.endpoint === "early-starts") {
       const title = "The early start was refused";
       if (rule === "CL-6") return { title, what: `${clock} (rule CL-6).`, next: headJudge };
-      const startsAt = this.serverTable(body.segment)?.clock?.starts_at;
-      const minutes = this.who?.early_start_minutes;
-      const what =
-        rule === "CL-2" && entry.field === "time" && startsAt && /at most/.test(entry.error ?? "")
-          ? `The early start at ${clockText(body.time)} is more than ${minutes} minutes before the scheduled start, ${clockText(startsAt)} (rule CL-2).`
-          : `${this.reason(entry)}.`;
-      return { title, what, next: "Discard it and start on the schedule, or call the head judge." };
+      return { title, what: `${this.reason(entry)}.`, next: `Discard it and start on the schedule, or call the head judge.` };
     }
     if (entry.endpoint === "seats") {
       return {
@@ -1951,15 +1843,7 @@ class Tablet {
       };
     }
     const title = `Hand ${body.hand} was refused`;
-    if (entry.endpoint === "hands" && rule === "CL-3" && /no recorded deal/.test(entry.error ?? "")) {
-      if (dealNow) {
-        return {
-          title,
-          what: `Hand ${body.hand} reached the server without its deal, and in a timed ${kind} every hand needs one (rule CL-3).`,
-          next: `The time limit has not passed: “Record the deal now” records the deal at ${clockText(this.clock.now())}, and the hand goes after it. Or call the head judge to record it at the time the tiles were dealt.`,
-          dealNow,
-        };
-      }
+    if (entry.endpoint === "hands" && rule === "CL-3" && entry.field === "hand") {
       return {
         title,
         what: `Hand ${body.hand} has no deal recorded before the time limit, and the limit has passed (rule CL-3).`,
@@ -1980,47 +1864,6 @@ class Tablet {
     };
   }
 
-  // Whether this tablet may record the deal of `hand` now, by its own clock: a timed segment
-  // that has started, whose deadline has not passed, and a clock corrected by the feed in
-  // the last moments (a clock the server refused is right again only once it is).
-  canDealNow(segment, hand) {
-    if (!this.who || !hand) return false;
-    const timing = this.timing(segment);
-    if (!timing.known || !timing.timed) return false;
-    const fresh = this.clock.learnedAt !== null && Math.abs(Date.now() - this.clock.learnedAt) < 15000;
-    if (this.feedStatus !== "live" || !fresh) return false;
-    const now = this.clock.now();
-    if (timing.deadline !== null && now > timing.deadline) return false;
-    if (timing.startsAt !== null && now < timing.startsAt) return false;
-    return this.serverDeal(segment, hand) === null;
-  }
-
-  // "Record the deal now": the refused deal again at this moment, or, for a hand that went
-  // without its deal, a deal put before it in the outbox; then the outbox goes on.
-  async dealNow(entry) {
-    const { segment, hand } = entry.body;
-    if (!this.canDealNow(segment, hand)) return;
-    const now = this.clock.now();
-    if (entry.endpoint === "deals") {
-      entry.body = { ...entry.body, time: isoTime(now) };
-      Object.assign(entry, {
-        time: isoTime(now),
-        offsetMs: this.clock.offsetMs,
-        page: performance.timeOrigin,
-        mono: performance.now(),
-        auto: false,
-        redealt: true,
-      });
-      await this.retry(entry);
-      return;
-    }
-    // The deal first, sorted before the hand: the hand is queued again only once its deal
-    // is in the outbox, so that no flush in between can send the hand alone.
-    const body = { round: entry.body.round, segment, table: entry.body.table, hand };
-    await this.queue("deals", body, { created: entry.created - 0.5, redealt: true });
-    await this.retry(entry);
-  }
-
   // The server's sentence, without the field prefix and the rule in brackets.
   reason(entry) {
     const text = (entry.error ?? "").replace(/^field '[^']*': /, "").replace(/ \(rule [^)]*\)$/, "");
@@ -2035,11 +1878,8 @@ class Tablet {
     box.hidden = entry === null;
     $("tablet").dataset.refused = entry ? "yes" : "no";
     if (!entry) return;
-    const { title, what, next, dealNow } = this.explainRefusal(entry);
+    const { title, what, next } = this.explainRefusal(entry);
     box.dataset.key = entry.key;
-    $("refusal-deal").hidden = !dealNow;
-    // "Send again" would only be refused again: the deal is the way on
-    $("refusal-retry").className = dealNow ? "secondary" : "big primary";
     $("refusal-title").textContent = title;
     $("refusal-what").textContent = what;
     $("refusal-next").textContent = next;
@@ -2159,28 +1999,13 @@ class Tablet {
   async recordDeal() {
     const segment = this.segment();
     const hand = Number($("deal-button").dataset.hand);
-    const deal = hand ? this.dealOf(segment, hand) : null;
-    if (deal?.state === "refused") {
-      // The deal was refused: the message over the actions says what to do with it.
-      if (this.canDealNow(segment, hand)) await this.dealNow(deal.entry);
-      else $("refusal").scrollIntoView({ block: "nearest" });
-      return;
-    }
+    if (!hand || this.dealOf(segment, hand)) return;
     await this.queueDeal(segment, hand, false);
   }
 
-  // One deal per hand, however fast the taps come: the check and the outbox's write are
-  // not one step, so a hand being dealt is kept aside until its entry is in the outbox.
-  async queueDeal(segment, hand, auto) {
-    const key = `${segment}:${hand}`;
-    if (!hand || this.dealing.has(key) || this.dealOf(segment, hand)) return null;
-    this.dealing.add(key);
-    try {
-      const body = { round: this.who.round, segment, table: this.who.table, hand };
-      return await this.queue("deals", body, auto ? { auto: true } : {});
-    } finally {
-      this.dealing.delete(key);
-    }
+  queueDeal(segment, hand, auto) {
+    const body = { round: this.who.round, segment, table: this.who.table, hand };
+    return this.queue("deals", body, auto ? { auto: true } : {});
   }
 
   renderSeatDraw(segment) {
@@ -2233,7 +2058,6 @@ class Tablet {
   }
 
   async recordSeats() {
-    if (!this.drawSeats) return; // a second tap while the first is being kept
     const { segment, seats } = this.drawSeats;
     this.drawSeats = null;
     await this.queue("seats", { round: this.who.round, segment, table: this.who.table, seats: [...seats] });
@@ -2252,17 +2076,10 @@ class Tablet {
 
   renderStart() {
     const clock = this.table?.round === this.who?.round ? this.table?.clock : null;
+    const startsAt = clock?.starts_at ? new Date(clock.starts_at).toLocaleTimeString() : null;
     const segment = this.segment();
-    const kind = this.who.segment_kind;
     const entry = this.entries.filter((e) => e.endpoint === "early-starts" && e.body.segment === segment && e.body.round === this.who.round).pop();
-    const startsAt = clock?.starts_at ? Date.parse(clock.starts_at) : null;
-    const now = this.clock.now();
-    // rule CL-2: at most the format's minutes before the scheduled start (5 in WSOM 2008)
-    const earliest = startsAt === null ? null : startsAt - this.who.early_start_minutes * 60000;
-    const waiting = clock?.phase === "not_started" && startsAt !== null && now < startsAt;
-    const open = !entry || entry.status === "refused";
-    const together = kind === "quarter" && segment % 2 === 0; // rule CL-5
-    const canStart = waiting && open && !together && now >= earliest;
+    const canStart = clock?.phase === "not_started" && Boolean(clock.starts_at) && (!entry || entry.status === "refused");
     $("start-result").textContent = !entry
       ? ""
       : entry.status === "sent"
@@ -2270,28 +2087,16 @@ class Tablet {
         : entry.status === "refused"
           ? `Early start refused: ${entry.error}`
           : `Early start at ${clockText(entry.body.time)} kept on this tablet; it goes to the server as soon as the network allows.`;
-    const rule = `The table may start up to ${this.who.early_start_minutes} minutes early when all four players agree; the deadline does not move (rule CL-2).`;
-    let note;
-    if (startsAt === null) {
-      note = `This ${kind} has no scheduled start, so there is nothing to start early (rule CL-3a).`;
-    } else if (!open) {
-      note = `This table started early, all four players agreeing; the deadline does not move (rule CL-2).`;
-    } else if (!waiting) {
-      note = `This ${kind} started at ${clockText(startsAt)}.`;
-    } else if (together) {
-      note = `Scheduled start ${clockText(startsAt)}. Both tables start this ${kind} together, so it cannot start early (rule CL-5).`;
-    } else if (now < earliest) {
-      note = `Scheduled start ${clockText(startsAt)}. ${rule} Not before ${clockText(earliest)}.`;
-    } else {
-      note = `Scheduled start ${clockText(startsAt)}. ${rule}`;
-    }
-    $("start-note").textContent = note;
+    $("start-note").textContent = canStart
+      ? `Scheduled start ${startsAt}. The table may start up to ${this.who.early_start_minutes} minutes early when all four players agree; the deadline does not move (rule CL-2).`
+      : clock?.starts_at
+        ? `This ${this.who.segment_kind} started at ${startsAt}.`
+        : `This ${this.who.segment_kind} has no scheduled start, so there is nothing to start early (rule CL-3a).`;
     $("start-record").disabled = !($("start-agree").checked && canStart);
-    return canStart;
   }
 
   async recordEarlyStart() {
-    if (!$("start-agree").checked || !this.renderStart()) return;
+    if (!$("start-agree").checked) return;
     const segment = this.segment();
     $("start-agree").checked = false;
     await this.queue("early-starts", { round: this.who.round, segment, table: this.who.table });
@@ -2300,7 +2105,6 @@ class Tablet {
   // ---- wiring ----
 
   bindStatic() {
-    window.addEventListener("popstate", () => this.onBack());
     $("token-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const token = $("token-input").value.trim();
@@ -2379,10 +2183,6 @@ class Tablet {
     $("refusal-discard").addEventListener("click", () => {
       const entry = this.firstRefused();
       if (entry) this.discard(entry);
-    });
-    $("refusal-deal").addEventListener("click", () => {
-      const entry = this.firstRefused();
-      if (entry) this.dealNow(entry);
     });
   }
 }

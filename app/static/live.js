@@ -48,21 +48,11 @@ export class LiveFeed {
       if (this.socket !== socket) return;
       this.setStatus("offline");
       if (!this.closed) {
-        this.retryTimer = setTimeout(() => this.connect(), this.retryMs);
+        setTimeout(() => this.connect(), this.retryMs);
         this.retryMs = Math.min(this.retryMs * 2, 10000);
       }
     };
     return this;
-  }
-
-  // The network is back (the browser's `online` event): connect now, not at the end of a
-  // back-off that may be 10 seconds away.
-  reconnectNow() {
-    const state = this.socket?.readyState;
-    if (this.closed || state === WebSocket.OPEN || state === WebSocket.CONNECTING) return;
-    clearTimeout(this.retryTimer);
-    this.retryMs = 500;
-    this.connect();
   }
 
   close() {
