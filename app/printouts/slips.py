@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
@@ -29,8 +30,15 @@ def player_url(base_url: str, player: object) -> str:
 
 
 def qr_svg(url: str) -> str:
-    """An inline SVG QR code; error correction M survives a crumpled slip."""
-    return segno.make(url, error="m").svg_inline(scale=3, border=2)
+    """An inline SVG QR code; error correction M survives a crumpled slip. Its viewBox lets
+    a page size it with CSS (a token card prints it 45 mm wide): without one a CSS width
+    grows the box only, and the code stays at its drawn size in a corner of it."""
+    svg = segno.make(url, error="m").svg_inline(scale=3, border=2)
+    size = re.match(r'<svg width="(\d+)" height="(\d+)"', svg)
+    if size is None:  # segno drew it another way: leave it at its own size
+        return svg
+    width, height = size.groups()
+    return svg.replace(size.group(0), f'{size.group(0)} viewBox="0 0 {width} {height}"', 1)
 
 
 def render_slips_html(

@@ -166,6 +166,17 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
     reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
     header = [name.strip() for name in reader.fieldnames or ()]
     missing = [name for name in CSV_REQUIRED if name not in header]
+    if missing and len(header) == 1 and ";" in header[0]:
+        # Excel writes ";" between the cells in the languages whose decimal mark is a comma
+        raise LogError(
+            1,
+            MalformedInput(
+                "CONTRACT §1",
+                "id",
+                f"the CSV header {header[0]!r} has its cells apart by semicolons; save the "
+                "CSV with commas between the cells",
+            ),
+        )
     if missing:
         raise LogError(
             1,
@@ -239,10 +250,17 @@ def _round_to_play(tournament: Tournament, number: int, rule: str) -> RoundState
 
 
 def draw(
-    store: TournamentStore, tournament_id: int, round_number: int, seed: str | None
+    store: TournamentStore,
+    tournament_id: int,
+    round_number: int,
+    seed: str | None,
+    replaces: str | None = None,
 ) -> tuple[Appended, RoundDraw]:
     """rule SE-1: draw a round and record the seed with every seating of the round, in one
-    append (the `draw` line, then each segment's `seating` lines)."""
+    append (the `draw` line, then each segment's `seating` lines). A round drawn already is
+    drawn again only when `replaces` names the seed of its draw: a second console that has
+    not seen the first draw, or a draw sent again after its answer was lost, would
+    otherwise replace a draw whose slips may be printed."""
     declared = line_event(
         "draw", {"round": round_number, "seed": seed if seed is not None else new_seed()}
     )
@@ -260,11 +278,41 @@ def draw(
         refusal = tournament.draw_refusal(round_number)
         if refusal is not None:
             raise refusal
+        _check_replaced_draw(state, round_number, replaces)
         drawn.append(draw_round(state.format, tournament.round_groups(state), chosen))
         return [declared, *drawn[0].seatings]
 
     appended = store.append(tournament_id, decide, ADMIN)
     return appended, drawn[0]
+
+
+def _check_replaced_draw(state: RoundState, round_number: int, replaces: str | None) -> None:
+    """rule SE-1: a redraw names the draw it replaces, and only the round's own draw."""
+    current = state.draw
+    if current is None:
+        if replaces is not None:
+            raise IllegalMove(
+                "SE-1",
+                "replaces",
+                f"round {round_number} has no draw to replace (not the draw with seed "
+                f"{replaces!r}); leave replaces out to draw it",
+            )
+        return
+    if replaces is None:
+        raise IllegalMove(
+            "SE-1",
+            "replaces",
+            f"round {round_number} is drawn already (seed {current.seed!r}); to draw it again "
+            f"and replace that draw, every seat and every printed slip, send replaces: "
+            f"{current.seed!r}",
+        )
+    if replaces != current.seed:
+        raise IllegalMove(
+            "SE-1",
+            "replaces",
+            f"round {round_number}'s draw has the seed {current.seed!r}, not {replaces!r}: it "
+            "was drawn again meanwhile; look at the new draw before replacing it",
+        )
 
 
 # -- the schedule -------------------------------------------------------------------------
@@ -290,6 +338,16 @@ def open_segment(
     def decide(tournament: Tournament) -> list[Event]:
         # Under the append's lock: of two organizers opening the segment at once, only the
         # first start stands.
+        state = tournament.rounds.get(round_number)
+        if state is not None and state.ended is None and not state.tables:
+            # A clock started before the draw runs for nobody, and the 70 minutes are gone
+            # by the time the slips are out; a later start is a schedule line instead.
+            raise IllegalMove(
+                "SE-1",
+                "segment",
+                f"round {round_number} is not drawn yet: draw it before opening a segment "
+                "(schedule one with its start time to set the clock ahead)",
+            )
         start = tournament.schedule.get(key)
         if start is not None:
             where = f"segment {segment} of round {round_number}" + (

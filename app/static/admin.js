@@ -209,7 +209,23 @@ function wireForms() {
 
   $("#players-file").addEventListener("change", async (event) => {
     const [file] = event.target.files;
-    if (file) $("#players-text").value = await file.text();
+    if (!file) return;
+    const problem = $("#players-form output");
+    problem.textContent = "";
+    // file.text() reads any bytes as UTF-8 and puts "�" where they are not: a CSV saved in
+    // Excel's Windows encoding would register "Jos� Garc�a" with no word of warning.
+    try {
+      $("#players-text").value = new TextDecoder("utf-8", { fatal: true }).decode(
+        await file.arrayBuffer(),
+      );
+    } catch {
+      $("#players-text").value = "";
+      problem.textContent =
+        `${file.name} is not UTF-8 text, so its accented and CJK names would be garbled: ` +
+        "save it again as “CSV UTF-8” (Excel: File › Save as) and choose it again";
+      activity(`Players: ${problem.textContent}`, false);
+      event.target.value = "";
+    }
   });
 
   onSubmit("players-form", async (data, _, form) => {
@@ -233,11 +249,7 @@ function wireForms() {
   });
 
   onSubmit("prizes-form", async (data) => {
-    // Plain numbers as numbers, exact fractions ("1000/3") as strings.
-    const amounts = text(data, "amounts")
-      .split(/[\s,;]+/)
-      .filter(Boolean)
-      .map((amount) => (/^-?\d+(\.\d+)?$/.test(amount) ? Number(amount) : amount));
+    const amounts = prizeAmounts(text(data, "amounts"));
     await post(api("/prizes"), { amounts });
     activity(`Prizes set for ${amounts.length} places`);
   });
@@ -255,7 +267,10 @@ function wireForms() {
       // every seat changes: slips printed from the draw it replaces are wrong
       throw new Error("tick “replace the draw” to redraw: every seat changes, print new slips");
     }
-    const drawn = await post(api(`/rounds/${round}/draw`), seed ? { seed } : {});
+    // A redraw names the draw it replaces: the server refuses it if another console has
+    // drawn the round meanwhile, or drawn it again (rule SE-1).
+    const body = { ...(seed ? { seed } : {}), ...(redraw ? { replaces: view.state.draw.seed } : {}) };
+    const drawn = await post(api(`/rounds/${round}/draw`), body);
     activity(
       `Round ${drawn.round} ${redraw ? "redrawn" : "drawn"} with seed ${drawn.seed}` +
         `${seed ? "" : " (drawn by the server)"}: ` +
@@ -299,6 +314,18 @@ function wireForms() {
     const body = { round: currentRound(), segment: Number(segment) };
     if (group) body.group = group;
     const where = `segment ${segment}${group ? ` of group ${group}` : ""}, round ${body.round}`;
+    if (act === "close") {
+      // A closed segment is never reopened (rule CL-3): its tables take no new deal or hand.
+      const shown = view.state.segments.find(
+        (s) => s.segment === Number(segment) && (s.group ?? "") === group,
+      );
+      const notStarted = shown && shown.state !== "running";
+      const question =
+        `Close ${where}? Its tables take no new deal or hand from now on, and it cannot be ` +
+        "reopened." +
+        (notStarted ? ` It has not started (${shown.state}): its tables would never play it.` : "");
+      if (!window.confirm(question)) return;
+    }
     button.disabled = true;
     try {
       await post(api(`/segments/${act}`), body);
@@ -319,7 +346,8 @@ function wireForms() {
     };
     if (view.state.groups.length) body.group = text(data, "group");
     await post(api("/schedule"), body);
-    activity(`Segment ${body.segment} scheduled to start at ${body.start}`);
+    const group = body.group ? ` of group ${body.group}` : "";
+    activity(`Segment ${body.segment}${group} scheduled to start at ${body.start}`);
   });
 
   onSubmit("penalty-form", async (data) => {
@@ -453,6 +481,27 @@ function wireForms() {
   window.addEventListener("popstate", () => location.reload());
 }
 
+// The prize table as typed: amounts apart by spaces, semicolons or commas; plain numbers
+// as numbers, exact fractions ("1000/3") as strings. "1,000" or "500,300" could be one
+// amount written with a thousands separator or two amounts: it is refused, never guessed
+// (read as a list, "1,000 500" made the first prize 1 and the second 0).
+function prizeAmounts(typed) {
+  const amounts = [];
+  for (const piece of typed.split(/[\s;]+/)) {
+    const run = piece.replace(/^,+|,+$/g, "");
+    if (!run) continue;
+    if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(run)) {
+      throw new Error(
+        `“${run}” could be one amount with a thousands separator or ${run.split(",").length} ` +
+          `amounts: write ${run.replaceAll(",", "")} for one, or ${run.split(",").join(", ")} ` +
+          "for several (rule PR-2)",
+      );
+    }
+    amounts.push(...run.split(",").filter(Boolean));
+  }
+  return amounts.map((amount) => (/^-?\d+(\.\d+)?$/.test(amount) ? Number(amount) : amount));
+}
+
 // -- blobs: printouts and downloads ------------------------------------------------------------
 
 function blobUrl(what, blob) {
@@ -507,6 +556,14 @@ async function openTournament(tid, push) {
   });
   view.feed = new LiveFeed(tid, ["standings", "clocks"], {
     onState: liveState,
+    // Every change bumps the tournament's version, and the heartbeat (every 5 s) names it:
+    // a draw, a schedule, the prizes given in another console tab move no standings, and
+    // this tab would otherwise offer a draw or an "Open now" that is no longer there.
+    onHeartbeat: (message) => {
+      if (typeof message.version === "number" && message.version > (view.summary?.version ?? 0)) {
+        refreshSoon();
+      }
+    },
     onStatus: (status) => {
       const badge = $("#feed-status");
       badge.hidden = false;
@@ -547,11 +604,13 @@ function liveState(channel, data, message) {
   if (channel === "clocks") {
     view.clocks = data.tables ?? {};
     renderClocks();
+    // a segment opened or closed, a draw's tables, an extension: the console's own state too
+    if (message.version > (view.summary?.version ?? 0)) refreshSoon();
     return;
   }
   view.live = data;
   if (view.shownRound === null) renderStandings();
-  if (message.version !== view.summary?.version) refreshSoon();
+  if (message.version > (view.summary?.version ?? 0)) refreshSoon();
 }
 
 async function loadStandings() {
@@ -694,7 +753,17 @@ function renderSegments() {
           "td",
           {},
           s.state === "not opened" &&
-            el("button", { class: "small", dataset: action("open", s) }, "Open now"),
+            el(
+              "button",
+              {
+                class: "small",
+                dataset: action("open", s),
+                // the server refuses a clock for nobody (rule SE-1): say so before the click
+                disabled: !s.tables.length,
+                title: s.tables.length ? null : "draw the round first",
+              },
+              "Open now",
+            ),
           " ",
           s.state !== "closed" &&
             el("button", { class: "small quiet", dataset: action("close", s) }, "Close"),
@@ -718,7 +787,14 @@ function renderClocks() {
   $("#clocks").replaceChildren(
     ...(rows.length ? rows : []).map((row) => {
       let shown = "–";
-      if (row.phase === "running") {
+      let phase = row.phase;
+      if (phase === "running" && !row.starts_at && !row.play_all && row.hands_completed === 0) {
+        // rule CL-3a: a segment neither opened nor scheduled has no limit, and its clock
+        // says running; a table of it without a hand has not begun (group B while group A
+        // plays its half)
+        phase = "not_started";
+        shown = "no clock";
+      } else if (row.phase === "running") {
         // rules CL-3a, PN-2: no schedule or a play-all ruling: the clock ends nothing
         shown = row.deadline && !row.play_all ? formatClock(secondsLeft(row, now)) : "no limit";
       } else if (row.phase === "overtime" && row.deadline) {
@@ -730,10 +806,10 @@ function renderClocks() {
       }
       return el(
         "div",
-        { class: `clock ${row.phase}`, dataset: { table: row.table } },
+        { class: `clock ${phase}`, dataset: { table: row.table } },
         el("div", {}, `Table ${row.table} · seg ${row.segment}`, row.play_all && " · play all"),
         el("b", {}, shown),
-        ` ${row.phase.replace("_", " ")} · ${handsOf(row)}`,
+        ` ${phase.replace("_", " ")} · ${handsOf(row)}`,
       );
     }),
   );
@@ -965,18 +1041,47 @@ function armRoundEnd() {
   if (!seated) {
     warning = `Round ${round} has no seated table: nobody has played it. ${fixes}`;
   } else if (short) {
+    // A round 1 of 76 tables with three halves still to play has 228 table halves short
+    // but only 76 tables: say both, so neither reads as the other.
+    const kind = segmentWord();
+    const tables = new Set(unfinished.map((t) => t.table)).size;
     warning =
-      `${unfinished.length} table${unfinished.length === 1 ? " has" : "s have"} not played ` +
-      "out: ending now ranks their players on what they have played, and a draw at the " +
-      `cut (rule ST-5) may decide between players who never played. ${fixes}`;
+      `${unfinished.length} table ${plural(kind, unfinished.length)} (at ` +
+      `${tables} ${plural("table", tables)}) ${unfinished.length === 1 ? "has" : "have"} not ` +
+      "played out: ending now ranks their players on what they have played, and a draw at " +
+      `the cut (rule ST-5) may decide between players who never played. ${fixes}`;
   }
   $("#end-warning").textContent = warning;
-  $("#end-tables").replaceChildren(...unfinished.map((t) => el("li", {}, describeTable(t))));
+  $("#end-tables").replaceChildren(
+    ...unfinishedLines(unfinished, segments).map((line) => el("li", {}, line)),
+  );
   $("#end-unfinished").hidden = !short;
   $("#end-anyway").checked = false;
   $("#end-reason").value = "";
   $("#end-confirm").hidden = false;
   (short ? $("#end-anyway") : $("#end-button")).focus();
+}
+
+// A segment none of whose tables has played is one line ("Half 3 of group A: not played
+// at any of its 38 tables"), not 38; a segment partly played lists its short tables.
+function unfinishedLines(unfinished, segments) {
+  const key = (group, segment) => `${group ?? ""}/${segment}`;
+  const seatedTables = new Map(segments.map((s) => [key(s.group, s.segment), s.tables.length]));
+  const bySegment = new Map();
+  for (const t of unfinished) {
+    const k = key(t.group, t.segment);
+    if (!bySegment.has(k)) bySegment.set(k, []);
+    bySegment.get(k).push(t);
+  }
+  return [...bySegment.entries()].flatMap(([k, tables]) => {
+    const whole = tables.length > 1 && tables.length === seatedTables.get(k);
+    if (!whole || tables.some((t) => t.hands > 0)) return tables.map(describeTable);
+    const { group, segment } = tables[0];
+    const word = segmentWord();
+    const where = `${word[0].toUpperCase()}${word.slice(1)} ${segment}` +
+      (group ? ` of group ${group}` : "");
+    return [`${where}: not played at any of its ${tables.length} tables`];
+  });
 }
 
 function describeTable(t) {

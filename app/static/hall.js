@@ -465,7 +465,12 @@ function sessionClock(tables, now) {
   const playingTimed = timed.filter((r) => !over(r));
   const shared = largestDeadlineGroup(playingTimed.length ? playingTimed : timed);
   const deadline = shared[0].deadline;
-  const note = joined(segmentName(shared), hands);
+  // the hands of the segments this clock times, finished tables too: "Half 1 · group A"
+  // counts group A's alone, not group B's that has not started
+  const timedKey = (r) => `${r.round}/${r.segment}/${r.group ?? ""}`;
+  const timedSegments = new Set(shared.map(timedKey));
+  const segmentHands = handsPlayed(rows.filter((r) => timedSegments.has(timedKey(r))));
+  const note = joined(segmentName(shared), segmentHands);
   if (shared.every(over)) return { label: "Session", time: "Finished", note, kind: "finished", deadline };
   const starts = mostCommon(shared.map((r) => r.starts_at).filter(Boolean));
   if (starts && now < Date.parse(starts)) {
@@ -481,7 +486,7 @@ function sessionClock(tables, now) {
   return {
     label: "Overtime",
     time: `+${formatClock(Math.floor(-leftMs / 1000))}`,
-    note: joined(`${plural(playing, "table")} finishing a hand`, hands),
+    note: joined(`${plural(playing, "table")} finishing a hand`, segmentHands),
     kind: "overtime",
     deadline,
   };
@@ -531,6 +536,14 @@ function cellClock(row, now) {
   return leftMs >= 0 ? formatClock(secondsLeft(row, now)) : `+${formatClock(Math.floor(-leftMs / 1000))}`;
 }
 
+// A segment neither opened nor scheduled (rule CL-3a) has no limit: its clock says
+// "running" from the draw on. A table of one with no hand yet has not visibly begun (group
+// B while group A plays its scheduled half): it waits, not plays.
+function shownPhase(row) {
+  const unopened = !row.starts_at && !row.play_all;
+  return row.phase === "running" && unopened && row.hands_completed === 0 ? "not_started" : row.phase;
+}
+
 function renderTables() {
   const state = feed.states.get("clocks");
   if (!state) return;
@@ -545,12 +558,13 @@ function renderTables() {
   el.tables.dataset.page = String((tableRotation % pages) + 1);
   el.tables.dataset.pages = String(pages);
   const counts = new Map();
-  for (const row of all) counts.set(row.phase, (counts.get(row.phase) ?? 0) + 1);
+  for (const row of all) counts.set(shownPhase(row), (counts.get(shownPhase(row)) ?? 0) + 1);
   tickingCells = [];
   const cells = rows.map((row) => {
-    const cell = node("div", `table-cell phase-${row.phase}`);
+    const phase = shownPhase(row);
+    const cell = node("div", `table-cell phase-${phase}`);
     cell.dataset.table = String(row.table);
-    cell.title = `Table ${row.table}: ${PHASE_WORDS[row.phase] ?? row.phase}`;
+    cell.title = `Table ${row.table}: ${PHASE_WORDS[phase] ?? phase}`;
     cell.append(node("span", "t-num", row.table));
     const hands = segmentKindOf(row) === "game"
       ? plural(row.hands_completed, "hand")
@@ -559,7 +573,7 @@ function renderTables() {
     if (!compact) {
       const ownDeadline = row.deadline && !sameDeadline(row.deadline, sessionDeadline) && !row.play_all
         && (row.phase === "running" || row.phase === "overtime");
-      const word = node("span", "t-phase", PHASE_WORDS[row.phase] ?? row.phase);
+      const word = node("span", "t-phase", PHASE_WORDS[phase] ?? phase);
       if (ownDeadline) tickingCells.push({ node: word, row });
       cell.append(word);
     }

@@ -119,6 +119,11 @@ class RateBody(AdminRequest):
 
 class DrawBody(AdminRequest):
     seed: str | None = Field(default=None, description="Leave out for a server-drawn seed")
+    replaces: str | None = Field(
+        default=None,
+        description="The seed of the round's draw, to draw a drawn round again (rule SE-1); "
+        "refused (409) when it is not the round's draw, and needed when the round is drawn",
+    )
 
 
 class SeatingAnswer(BaseModel):
@@ -323,9 +328,10 @@ def draw_round(
     body: Annotated[DrawBody | None, Body()] = None,
 ) -> DrawAnswer:
     """Draw a round's seats for every segment (rules SE-1 to SE-3, FM-9) and record the seed
-    with them; without a seed the server draws one."""
-    seed = body.seed if body is not None else None
-    appended, drawn = admin.draw(store, tournament_id, round_number, seed)
+    with them; without a seed the server draws one. A round that is drawn already is drawn
+    again, until its first deal or hand, only with `replaces` naming its draw's seed."""
+    body = body or DrawBody()
+    appended, drawn = admin.draw(store, tournament_id, round_number, body.seed, body.replaces)
     return _draw_answer(appended, drawn)
 
 

@@ -42,7 +42,7 @@ from app.web.addresses import loopback_warning, public_base
 from app.web.admin import UnfinishedTableAnswer, unfinished_answer
 from app.web.deps import MAX_NUMBER, AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
 from app.web.pages import render
-from app.web.public import Registration
+from app.web.public import Registration, RoundParam
 
 router = APIRouter(include_in_schema=False)
 
@@ -436,13 +436,29 @@ def console_links(
 # -- results: CSV (admin) and a printable page (public) -----------------------------------------
 
 
-def _results(store: TournamentStore, tournament_id: int) -> dict[str, Any]:
-    """The final ranking so far and the current round's standings, with names: the
-    standings API's report (rules ST-1 to ST-7, PR-1 to PR-3)."""
+def _results(
+    store: TournamentStore,
+    tournament_id: int,
+    round_number: int | None = None,
+    *,
+    ended_until_played: bool = False,
+) -> dict[str, Any]:
+    """The final ranking so far and one round's standings, with names: the standings API's
+    report (rules ST-1 to ST-7, PR-1 to PR-3). The round is `round_number`, else the
+    current one; with `ended_until_played`, the round that ended last while the current
+    round has no hand yet (a results sheet printed just after a round end shows who went
+    through, not the next round's carry-ins level at the cut)."""
 
     def view(tournament: Tournament, version: int) -> dict[str, Any]:
         full = latest_report(store, tournament_id, tournament, version)
-        current = full["rounds"][-1]
+        chosen = round_state(tournament, round_number)  # 422 or 409 for a round not begun
+        if round_number is None and ended_until_played and not chosen.started:
+            chosen = next(
+                (state for state in reversed(tournament.rounds.values()) if state.ended),
+                chosen,
+            )
+        current = next(r for r in full["rounds"] if r["round"] == chosen.number)
+        later = [r["round"] for r in full["rounds"] if r["round"] > chosen.number]
         by_round = {
             (r["round"], str(row["player"])): row for r in full["rounds"] for row in r["standings"]
         }
@@ -454,6 +470,8 @@ def _results(store: TournamentStore, tournament_id: int) -> dict[str, Any]:
             "complete": tournament.complete,
             "final_round": tournament.format.final_round,
             "round": current["round"],
+            "current_round": tournament.current_round.number,
+            "later_rounds": later,
             "advance": current["advance"],
             "ended": current["ended"],
             "cut": current["cut"],
@@ -508,9 +526,12 @@ def _result_row(
 
 
 @router.get("/admin/{tournament_id}/results.csv")
-def results_csv(tournament_id: TournamentId, _: AdminDep, store: StoreDep) -> Response:
-    """The final ranking so far, then the current round's standings (RESULT_COLUMNS)."""
-    results = _results(store, tournament_id)
+def results_csv(
+    tournament_id: TournamentId, _: AdminDep, store: StoreDep, round_number: RoundParam = None
+) -> Response:
+    """The final ranking so far, then the standings of `round` (default: the current
+    round) (RESULT_COLUMNS)."""
+    results = _results(store, tournament_id, round_number)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -520,10 +541,14 @@ def results_csv(tournament_id: TournamentId, _: AdminDep, store: StoreDep) -> Re
 
 
 @router.get("/admin/{tournament_id}/results", response_class=HTMLResponse)
-def results_page(request: Request, tournament_id: TournamentId, store: StoreDep) -> HTMLResponse:
+def results_page(
+    request: Request, tournament_id: TournamentId, store: StoreDep, round_number: RoundParam = None
+) -> HTMLResponse:
     """The printable results. Public: every figure on it is served by the standings API
-    without a credential, and it can be printed or shown from any machine in the hall."""
-    results = _results(store, tournament_id)
+    without a credential, and it can be printed or shown from any machine in the hall.
+    Without `round`: the current round once it has a hand, until then the round that ended
+    last (who advanced), with a link to the next."""
+    results = _results(store, tournament_id, round_number, ended_until_played=True)
     return render(
         request,
         "results.html",

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -223,7 +224,8 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         page.screenshot(path=str(SCREENS / "admin-console.png"), full_page=True)
 
-    # The segment closes for group A.
+    # The segment closes for group A, once the organizer confirms: it is never reopened.
+    page.once("dialog", lambda dialog: dialog.accept())
     row.locator("button[data-act=close]").click()
     expect(row).to_contain_text("closed")
 
@@ -232,8 +234,14 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     # ends only with the box ticked and a reason, which goes into the log.
     page.click("#end-arm")
     expect(page.locator("#end-confirm")).to_contain_text("cannot be undone")
-    expect(page.locator("#end-warning")).to_contain_text("16 tables have not played out")
-    expect(page.locator("#end-tables li")).to_have_count(16)
+    expect(page.locator("#end-warning")).to_contain_text(
+        "16 table halves (at 4 tables) have not played out"
+    )
+    # half 1's four tables one by one; each half nobody has played, in one line
+    expect(page.locator("#end-tables li")).to_have_count(4 + 6)
+    expect(page.locator("#end-tables")).to_contain_text(
+        "Half 3 of group B: not played at any of its 2 tables"
+    )
     expect(page.locator("#end-tables")).to_contain_text(
         f"Table {a_table}, half 1 of group A: 1 of 8 hands"
     )
@@ -292,6 +300,10 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     results = printable.value
     expect(results.locator("h1")).to_have_text("Console Cup <b>2026</b>")
     expect(results.locator("#final-ranking tbody tr")).to_have_count(8)
+    # Round 2 has no hand yet: the sheet shows who went through round 1, and links round 2.
+    expect(results.locator("#standings")).to_contain_text("Standings, round 1")
+    expect(results.locator("#standings tbody")).to_contain_text("advanced")
+    results.click("text=Round 2 (now)")
     expect(results.locator("#standings")).to_contain_text("Standings, round 2")
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         results.screenshot(path=str(SCREENS / "admin-results.png"), full_page=True)
@@ -399,10 +411,10 @@ def test_an_ari_ari_day_runs_from_the_console_without_groups(page: Any, server: 
     expect(page.locator("#schedule-form output")).to_be_empty()
     expect(rows.nth(1)).to_contain_text("scheduled")
 
-    # Ending the round lists both tables of both games: their games have not ended.
+    # Ending the round lists both games: neither has begun at either table.
     page.click("#end-arm")
-    expect(page.locator("#end-tables li")).to_have_count(4)
-    expect(page.locator("#end-tables")).to_contain_text("Table 1, game 1: game not ended")
+    expect(page.locator("#end-tables li")).to_have_count(2)
+    expect(page.locator("#end-tables")).to_contain_text("Game 1: not played at any of its 2 tables")
     expect(page.locator("#players tbody")).to_contain_text("–")
     assert tournament_id > 0
 
@@ -512,3 +524,105 @@ def test_the_head_judge_records_a_deal_from_the_console(page: Any, server: Serve
 def log_lines(base: str, tournament_id: int) -> list[dict[str, Any]]:
     text = httpx.get(f"{base}/api/tournaments/{tournament_id}/log").text
     return [json.loads(line) for line in text.splitlines()]
+
+
+def test_two_console_tabs_see_each_others_draws_and_the_clumsy_inputs_are_caught(
+    browser: Any, server: Server
+) -> None:
+    # Two tabs on one tournament (issue 13, the organizer's clumsy moves): the second learns
+    # of the first's draw from the feed's heartbeat, so it offers a redraw, not a draw, and
+    # its redraw names the draw it replaces (the server refuses one that does not).
+    base = server.base_url
+    admin = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
+    made = httpx.post(
+        f"{base}/api/tournaments",
+        json={"name": "Two tabs", "format": {"preset": "wsom2008", "advance": [8, 4]}},
+        headers=admin,
+    )
+    tid = made.json()["id"]
+    players = [{"id": n, "name": f"Player {n}", "group": "AB"[n % 2]} for n in range(1, 17)]
+    registered = httpx.post(f"{base}/api/tournaments/{tid}/players", json=players, headers=admin)
+    assert registered.status_code == 201, registered.text
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        first, second = context.new_page(), context.new_page()
+        for tab in (first, second):
+            sign_in(tab, base, tid)
+        expect(second.locator("#draw-button")).to_have_text("Draw round 1")
+        # no clock for nobody: a segment opens once its round is drawn (rule SE-1)
+        expect(first.locator("#segments button[data-act=open]").first).to_be_disabled()
+        first.fill("#draw-form [name=seed]", "first tab")
+        submit(first, "#draw-form")
+        expect(first.locator("#draw-now")).to_contain_text("seed first tab")
+        # a draw moves no standings; the second tab hears of it all the same
+        expect(second.locator("#draw-button")).to_have_text("Redraw round 1", timeout=15000)
+        expect(second.locator("#draw-now")).to_contain_text("seed first tab")
+        second.check("#redraw")
+        second.fill("#draw-form [name=seed]", "second tab")
+        submit(second, "#draw-form")
+        expect(second.locator("#draw-now")).to_contain_text("replaced the draw with seed first tab")
+        stale = httpx.post(
+            f"{base}/api/tournaments/{tid}/rounds/1/draw", json={"seed": "x"}, headers=admin
+        )
+        assert stale.status_code == 409 and stale.json()["field"] == "replaces", stale.text
+
+        # A segment opened in one tab is no longer "Open now" in the other.
+        row = "#segments tbody tr:first-child"
+        first.locator(f"{row} button[data-act=open]").click()
+        expect(first.locator(row)).to_contain_text("running")
+        expect(second.locator(row)).to_contain_text("running", timeout=15000)
+        # group B has no start yet: its tables have not begun, though their clock "runs"
+        expect(first.locator("#clocks [data-table='3']")).to_contain_text("not started")
+        expect(first.locator("#clocks [data-table='1']")).to_contain_text("running")
+
+        # Closing a segment asks first; a half not started says its tables would never play.
+        asked: list[str] = []
+        second.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        second.locator("#segments tbody tr:nth-child(2) button[data-act=close]").click()
+        expect(second.locator("#segments tbody tr:nth-child(2)")).to_contain_text("not opened")
+        assert "cannot be reopened" in asked[0] and "would never play it" in asked[0]
+
+        # "1,000" is one amount or two: refused, not read as 1 and 0.
+        second.fill("#prizes-form [name=amounts]", "1,000 500 300")
+        submit(second, "#prizes-form")
+        expect(second.locator("#prizes-form output")).to_contain_text("write 1000 for one")
+        expect(second.locator("#prizes-now")).to_have_text("No prize table yet.")
+        second.fill("#prizes-form [name=amounts]", "1000,500,300")
+        submit(second, "#prizes-form")
+        expect(second.locator("#prizes-now")).to_contain_text("1. 1000.00 · 2. 500.00 · 3. 300.00")
+
+        # A CSV saved in Excel's Windows encoding is refused before it garbles a name.
+        latin = "id,name,group\n90,José García,A\n".encode("cp1252")
+        second.set_input_files(
+            "#players-file", files=[{"name": "excel.csv", "mimeType": "text/csv", "buffer": latin}]
+        )
+        expect(second.locator("#players-form output")).to_contain_text(
+            "excel.csv is not UTF-8 text"
+        )
+        expect(second.locator("#players-text")).to_have_value("")
+        utf8 = "\ufeffid,name,group\r\n90,José García,A\r\n".encode()
+        second.set_input_files(
+            "#players-file", files=[{"name": "utf8.csv", "mimeType": "text/csv", "buffer": utf8}]
+        )
+        expect(second.locator("#players-form output")).to_be_empty()
+        expect(second.locator("#players-text")).to_have_value(re.compile("90,José García,A"))
+
+        # The QR codes of the links panel fill their cards (a figure's margins halved them),
+        # and each code is drawn at the size its box is given (an SVG without a viewBox
+        # kept its drawn size in a corner of the 45 mm box of a printed token card).
+        code = second.locator("#links .link-card svg").first
+        expect(code).to_be_visible()
+        assert code.bounding_box()["width"] >= 110
+        second.locator("#token-tables button[value='1']").click()
+        expect(second.locator("#token-cards figure")).to_have_count(1)
+        with second.expect_popup() as opened:
+            second.click("#print-tokens")
+        cards = opened.value
+        printed = cards.locator("section svg").first
+        expect(printed).to_be_visible()
+        box = printed.bounding_box()
+        drawn = printed.locator("path").bounding_box()
+        assert box["width"] > 160 and drawn["width"] > 0.85 * box["width"], (box, drawn)
+        assert drawn["height"] > 0.85 * box["height"], (box, drawn)
+    finally:
+        context.close()

@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 import pytest
 from e2e_support import Tablets, first_halves_open
+from playwright.sync_api import expect
 
 from bench.load import RoundOne, Server, free_port, import_log
 
@@ -615,3 +616,37 @@ def test_names_in_japanese_chinese_and_korean_are_drawn_in_a_cjk_font(
     assert set(drawn_in) == {"長谷川", "欧阳", "남궁"}, drawn_in
     for script, families in drawn_in.items():
         assert any("CJK" in family for family in families), (script, families)
+
+
+def test_a_group_yet_to_start_waits_and_the_clock_counts_the_group_it_times(
+    page: Any, hall: Any
+) -> None:
+    # Issue 13, the day as an organizer runs it: group A plays its first half while group B
+    # has no start yet (rule CL-3a: no limit). Group B's tables were shown "playing" with no
+    # one at them, and the clock's "Half 1 · group A" counted group B's hands too.
+    admin = {"Authorization": f"Bearer {hall.admin_token}"}
+    with httpx.Client(base_url=hall.base_url, headers=admin, timeout=30) as client:
+        made = client.post(
+            "/api/tournaments",
+            json={"name": "Group A first", "format": {"preset": "wsom2008", "advance": [8, 4]}},
+        )
+        tid = made.json()["id"]
+        players = [
+            {"id": n, "name": f"P{n}", "group": "A" if n <= 16 else "B"} for n in range(1, 33)
+        ]
+        assert client.post(f"/api/tournaments/{tid}/players", json=players).status_code == 201
+        assert client.post(f"/api/tournaments/{tid}/rounds/1/draw", json={}).status_code == 201
+        opened = client.post(
+            f"/api/tournaments/{tid}/segments/open", json={"round": 1, "segment": 1, "group": "A"}
+        )
+        assert opened.status_code == 201, opened.text
+    page.goto(f"{hall.base_url}/hall/{tid}")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tables .table-cell').length === 8", polling=100
+    )
+    expect(page.locator("#session-note")).to_have_text("Half 1 · group A · 0/32 hands")
+    expect(page.locator("#table-counts")).to_have_text("4 waiting · 4 playing")
+    phases = page.eval_on_selector_all(
+        "#tables .table-cell", "cells => cells.map(c => c.className.split(' ')[1])"
+    )
+    assert phases == ["phase-running"] * 4 + ["phase-not_started"] * 4

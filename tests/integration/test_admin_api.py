@@ -443,6 +443,8 @@ def test_a_csv_keeps_string_ids_and_reads_substitutes(
         ("id,name\n1,Ann\n", 422, 2, "group", "FM-2"),
         ("id,group\n1,A\n", 422, 1, "name", "CONTRACT §1"),
         ("id,name,group,seat\n1,Ann,A,E\n", 422, 1, "seat", "CONTRACT §1"),
+        # Excel's CSV in the languages that write a decimal comma
+        ("id;name;group\r\n1;Ann;A\r\n", 422, 1, "id", "CONTRACT §1"),
         # a duplicate within the file, then one already registered
         ("id,name,group\n1,Ann,A\n1,Ann again,B\n", 409, 3, "id", "CONTRACT §1"),
         ("id,name,group\n9,Ivy,A\n5,Eve again,B\n", 409, 3, "id", "CONTRACT §1"),
@@ -463,6 +465,8 @@ def test_a_bad_csv_row_is_named_and_nothing_is_registered(
     response = register_csv(client, admin_headers, tournament_id, text)
     problem = assert_problem(response, status, field=field, rule=rule, line=line)
     assert problem["detail"].startswith(f"line {line}: ")
+    if ";" in text:
+        assert "apart by semicolons; save the CSV with commas" in problem["detail"]
     assert snapshot(client, tournament_id) == before
 
 
@@ -697,8 +701,10 @@ def test_opening_a_segment_schedules_it_now_once_and_closing_ends_it(
 def test_two_organizers_opening_a_segment_at_once_keep_the_first_start(
     store: TournamentStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    appended = admin.create_tournament(store, "Race", "wsom2008")
+    appended = admin.create_tournament(store, "Race", FORMAT)
     tournament_id = appended.tournament_id
+    admin.register_players(store, tournament_id, admin.csv_player_rows(PLAYERS_CSV))
+    admin.draw(store, tournament_id, 1, "race")  # a segment opens once its round is drawn
     admin.open_segment(store, tournament_id, 1, 1, "A")
     before = store.export(tournament_id)
     # The second request read the state before the first committed: its check saw nothing.
@@ -850,7 +856,9 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     created(register_csv(client, admin_headers, started.id, late))
     redrawn = created(
         client.post(
-            api(f"/{started.id}/rounds/1/draw"), json={"seed": "second"}, headers=admin_headers
+            api(f"/{started.id}/rounds/1/draw"),
+            json={"seed": "second", "replaces": "first"},
+            headers=admin_headers,
         )
     )
     assert redrawn["seed"] == "second"
@@ -873,7 +881,9 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
         )
     before = snapshot(client, started.id)
     third = client.post(
-        api(f"/{started.id}/rounds/1/draw"), json={"seed": "third"}, headers=admin_headers
+        api(f"/{started.id}/rounds/1/draw"),
+        json={"seed": "third", "replaces": "second"},
+        headers=admin_headers,
     )
     problem = assert_problem(third, 409, field="round", rule="SE-1")
     assert "has started (a hand at table 1, segment 1)" in problem["detail"]
@@ -889,6 +899,54 @@ def test_a_round_is_redrawn_until_its_first_hand_and_replay_agrees_with_the_serv
     assert replayed["rounds"][0]["standings"] == live["rounds"][0]["standings"]
     assert replayed["rounds"][0]["draw"]["superseded"] == ["first"]
     assert replayed["rounds"][0]["draw"]["deviations"] == []
+
+
+def test_a_segment_is_not_opened_before_its_round_is_drawn(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # A misclick on "Open now" before the draw started a 70-minute clock for nobody.
+    tournament_id = create(client, admin_headers)
+    created(register_csv(client, admin_headers, tournament_id, PLAYERS_CSV))
+    before = snapshot(client, tournament_id)
+    segment = {"round": 1, "segment": 1, "group": "A"}
+    early = client.post(api(f"/{tournament_id}/segments/open"), json=segment, headers=admin_headers)
+    problem = assert_problem(early, 409, field="segment", rule="SE-1")
+    assert "round 1 is not drawn yet" in problem["detail"]
+    assert snapshot(client, tournament_id) == before
+    # a start time ahead is still set before the draw, and the drawn round opens
+    ahead = segment | {"start": "2030-01-01T09:00:00Z"}
+    created(client.post(api(f"/{tournament_id}/schedule"), json=ahead, headers=admin_headers))
+    created(client.post(api(f"/{tournament_id}/rounds/1/draw"), json={}, headers=admin_headers))
+    opened = segment | {"segment": 2}
+    created(client.post(api(f"/{tournament_id}/segments/open"), json=opened, headers=admin_headers))
+
+
+def test_a_redraw_names_the_draw_it_replaces(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # Two consoles open on one tournament: the second has not seen the first's draw (or a
+    # draw was sent again after its answer was lost). Neither may replace a draw whose
+    # slips may be printed without naming it (rule SE-1).
+    started = start(client, admin_headers, seed="printed")
+    before = snapshot(client, started.id)
+    draw = api(f"/{started.id}/rounds/1/draw")
+    unnamed = client.post(draw, json={"seed": "second console"}, headers=admin_headers)
+    problem = assert_problem(unnamed, 409, field="replaces", rule="SE-1")
+    assert "round 1 is drawn already (seed 'printed')" in problem["detail"]
+    assert "send replaces: 'printed'" in problem["detail"]
+    stale = client.post(draw, json={"replaces": "an older draw"}, headers=admin_headers)
+    problem = assert_problem(stale, 409, field="replaces", rule="SE-1")
+    assert "has the seed 'printed', not 'an older draw'" in problem["detail"]
+    assert snapshot(client, started.id) == before
+    redrawn = created(client.post(draw, json={"replaces": "printed"}, headers=admin_headers))
+    assert redrawn["seed"] != "printed"
+    # nothing to replace in a round not drawn yet
+    fresh = create(client, admin_headers)
+    created(register_csv(client, admin_headers, fresh, PLAYERS_CSV))
+    nothing = client.post(
+        api(f"/{fresh}/rounds/1/draw"), json={"replaces": "printed"}, headers=admin_headers
+    )
+    assert_problem(nothing, 409, field="replaces", rule="SE-1")
 
 
 def test_ending_a_round_with_unplayed_tables_lists_them_and_needs_a_reason(

@@ -462,6 +462,30 @@ def test_the_results_csv_has_the_final_ranking_then_the_current_standings(
     assert {row["prize"] for row in standings} == {""}
 
 
+def test_the_printable_results_after_a_round_end_show_who_advanced_until_the_next_is_played(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    # Issue 13, the day as an organizer runs it: the sheet printed right after round 1 ends
+    # is the round 1 standings (advanced, eliminated), not round 2's carry-ins, all level.
+    started = start(client, admin_headers)
+    play_round_one_to_a_tie(client, admin_headers, started)
+    created(client.post(api(f"/{started.id}/rounds/1/end"), json=EARLY_END, headers=admin_headers))
+    page = client.get(f"/admin/{started.id}/results")
+    assert page.status_code == 200
+    assert "Standings, round 1" in page.text and "Standings, round 2" not in page.text
+    assert "round 1 has ended; round 2 has not begun play" in page.text
+    assert page.text.count(">advanced<") == 8 and page.text.count(">eliminated<") == 8
+    assert 'href="?round=2"' in page.text
+    later = client.get(f"/admin/{started.id}/results?round=2")
+    assert "Standings, round 2" in later.text and ">advanced<" not in later.text
+    assert client.get(f"/admin/{started.id}/results?round=9").status_code == 422
+    # the CSV keeps the current round unless it names one
+    assert {row["round"] for row in results_rows(client, admin_headers, started.id)} >= {"2"}
+    chosen = client.get(f"/admin/{started.id}/results.csv?round=1", headers=admin_headers)
+    rows = list(csv.DictReader(io.StringIO(chosen.text)))
+    assert {row["round"] for row in rows if row["list"] == "standings"} == {"1"}
+
+
 def test_the_printable_results_are_public_and_list_the_final_ranking(
     client: TestClient, admin_headers: dict[str, str]
 ) -> None:
