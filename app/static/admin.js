@@ -5,7 +5,7 @@
 // /admin/{tid}/...: slips, token QR codes and the results CSV are fetched with the header and
 // shown as blobs, so the token never sits in a URL. Names are only ever set as text.
 
-import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
+import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 
 const TOKEN_KEY = "wsom.adminToken";
 const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
@@ -908,10 +908,17 @@ function liveRound() {
   return { ...live, standings };
 }
 
+// A total or a distance as the console shows it: Ari Ari points whole with thousands
+// separators (rule AA-17), otherwise the server's 2 decimals (SC-5).
+const figure = (exact, shown) =>
+  view.state?.ariari && exact !== null && exact !== undefined ? pointsShown(exact) : shown;
+
 function standingRow(row, tied) {
   const side = row.above_cut === null ? "" : row.above_cut ? "above" : "below";
   const distance =
-    row.distance_shown === null ? "" : `${row.above_cut ? "+" : "−"}${row.distance_shown}`;
+    row.distance_shown === null
+      ? ""
+      : `${row.above_cut ? "+" : "−"}${figure(row.distance, row.distance_shown)}`;
   return el(
     "tr",
     {
@@ -923,14 +930,17 @@ function standingRow(row, tied) {
     el("td", {}, nameOf(row.player)),
     el("td", { class: "num" }, row.carry_in),
     el("td", { class: "num" }, row.play),
-    el("td", { class: "num strong" }, row.shown),
+    el("td", { class: "num strong" }, figure(row.total, row.shown)),
     el("td", { class: "num" }, distance),
     el("td", {}, row.status),
   );
 }
 
 function cutRow(round) {
-  const line = round.cut.line_total === null ? "" : ` · line total ${round.cut.line_total}`;
+  const line =
+    round.cut.line_total === null
+      ? ""
+      : ` · line total ${figure(round.cut.line_total, round.cut.line_total)}`;
   const text = `cut: ${round.cut.advance} advance${line}`;
   return el("tr", { class: "cut-line" }, el("td", { colspan: 8 }, text));
 }
@@ -1102,7 +1112,10 @@ function showRoundEnd(ended) {
   const round = ended.standings;
   const cut = round.cut;
   const advanced = round.standings.filter((row) => row.status === "advanced").length;
-  const line = cut ? `the line total is ${cut.line_total}, the next ${cut.next_total}` : "";
+  const line = cut
+    ? `the line total is ${figure(cut.line_total, cut.line_total)}, ` +
+      `the next ${figure(cut.next_total, cut.next_total)}`
+    : "";
   const parts = [
     el(
       "p",

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
 from app.db import queries
+from app.domain.ariari import points_shown
 from app.domain.errors import IllegalMove
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
@@ -33,6 +34,7 @@ from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
 from app.services.errors import NotFound
 from app.services.feeds import NAMES as FEED_NAMES
+from app.services.feeds import is_ariari
 
 # The public API's registration shape, round lookup and per-version report: the console and
 # the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
@@ -138,6 +140,9 @@ class ConsoleState(BaseModel):
     round_one_rate: str = Field(description="Exact (rule SC-3)")
     rate_locked: bool
     round: int = Field(description="The current round")
+    ariari: bool = Field(
+        default=False, description="Scores are Ari Ari points, shown whole (rule AA-17)"
+    )
     groups: list[str] = Field(description="The current round's groups; none if not in groups")
     registration_groups: list[str] = Field(
         description="Round 1's groups, which a registration names; none if not in groups"
@@ -202,6 +207,7 @@ def console_state(
             round_one_rate=exact(tournament.format.round(1).carry_over_rate),
             rate_locked=tournament.rounds[1].started,
             round=state.number,
+            ariari=is_ariari(tournament),
             groups=list(named),
             registration_groups=list(first.group_names if first.groups > 1 else ()),
             draw=None
@@ -463,8 +469,18 @@ def _results(
             (r["round"], str(row["player"])): row for r in full["rounds"] for row in r["standings"]
         }
         players = tournament.players
+        points = is_ariari(tournament)
+        cut = current["cut"]
         return {
             "tournament": tournament.name,
+            # Ari Ari scores are points, shown whole with separators (rule AA-17)
+            "line_total_shown": (
+                None
+                if cut is None or cut["line_total"] is None
+                else points_shown(cut["line_total"])
+                if points
+                else cut["line_total"]
+            ),
             "format": full["format"],
             "version": version,
             "complete": tournament.complete,
@@ -476,7 +492,7 @@ def _results(
             "ended": current["ended"],
             "cut": current["cut"],
             "standings": [
-                _result_row("standings", current["round"], row, row, players)
+                _result_row("standings", current["round"], row, row, players, points)
                 for row in current["standings"]
             ],
             "final_ranking": [
@@ -486,6 +502,7 @@ def _results(
                     by_round[(place["round"], str(place["player"]))],
                     place,
                     players,
+                    points,
                 )
                 for place in full["final_ranking"]
             ],
@@ -500,9 +517,11 @@ def _result_row(
     standing: Mapping[str, Any],
     ranked: Mapping[str, Any],
     players: Mapping[PlayerId, PlayerRegistered],
+    points: bool = False,
 ) -> dict[str, Any]:
     """A row of either list: `ranked` gives the rank (and the prize for the final ranking),
-    `standing` the player's row in that round's standings."""
+    `standing` the player's row in that round's standings. With `points` (Ari Ari), the
+    figures are shown whole with thousands separators (rule AA-17), not with SC-5's decimals."""
     registered = players[ranked["player"]]
     above = standing["above_cut"]
     return {
@@ -516,10 +535,14 @@ def _result_row(
         "carry_in": standing["carry_in"],
         "play": standing["play"],
         "total": standing["total"],
-        "total_shown": standing["shown"],
+        "total_shown": points_shown(standing["total"]) if points else standing["shown"],
         "cut": "" if above is None else ("above" if above else "below"),
         "distance": standing["distance"] or "",
-        "distance_shown": standing["distance_shown"] or "",
+        "distance_shown": (
+            (points_shown(standing["distance"]) if points else standing["distance_shown"])
+            if standing["distance"]
+            else ""
+        ),
         "prize": ranked.get("prize", ""),
         "prize_shown": ranked.get("prize_shown", ""),
     }

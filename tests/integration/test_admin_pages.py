@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -552,3 +553,16 @@ def test_every_console_screen_of_a_whole_ari_ari_event_answers(
     assert [row["list"] for row in results].count("final_ranking") == 8
     page = client.get(f"/admin/{tournament_id}/results")
     assert page.status_code == 200 and "Ari Ari Club Cup" in page.text
+    # Ari Ari scores are points, whole with thousands separators (rule AA-17): never the
+    # 2 decimals of SC-5 ("13200.00"), on the sheet or in its CSV, for the console to say
+    assert state["ariari"] is True
+    for row in results:
+        assert "." not in row["total_shown"] and "." not in row["distance_shown"], row
+    assert any("," in row["total_shown"] for row in results)
+    # the sheet's cells are the CSV's rows (prize money keeps its decimals, rule PR-2)
+    assert all(
+        f">{row['total_shown']}<" in page.text for row in results if row["list"] == "standings"
+    )
+    for round_number in (1, 2):
+        sheet = client.get(f"/admin/{tournament_id}/results?round={round_number}").text
+        assert "line total" not in sheet or re.search(r"line total -?[\d,]+<", sheet)
