@@ -94,3 +94,22 @@ def first_halves_open(hall: Any) -> Iterator[Tablets]:
             )
             assert opened.status_code == 201, opened.text
         yield Tablets(client, hall)
+
+
+def fill_hand(page: Any, result: dict[str, Any]) -> None:
+    """Enter a result with taps: outcome, winner, discarder, keypad; up to the Review button."""
+    page.tap(f'#outcomes [data-kind="{result["kind"]}"]')
+    if result["kind"] in ("self_draw", "discard"):
+        page.tap(f'[data-role="winner"] [data-player="{result["winner"]}"]')
+    if result["kind"] == "discard":
+        page.tap(f'[data-role="discarder"] [data-player="{result["discarder"]}"]')
+    if result["kind"] == "points":
+        for player, points in result["deltas"].items():
+            page.tap(f'[data-role="points"] [data-player="{player}"]')
+            for digit in str(abs(points)):
+                page.tap(f'#keypad [data-key="{digit}"]')
+            if points < 0:
+                page.tap('#keypad [data-key="sign"]')
+    elif "value" in result:
+        for digit in str(result["value"]):
+            page.tap(f'#keypad [data-key="{digit}"]')

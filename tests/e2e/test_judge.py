@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import review_deltas, wait_for
+from e2e_support import fill_hand, review_deltas, wait_for
 
 from app.domain.hands import parse_result, settle
 
@@ -72,25 +72,6 @@ def expected_deltas(result: dict[str, Any], seats: list[str]) -> dict[str, int]:
     """The server's own payment rule (HS-2), to hold the tablet's arithmetic against."""
     settlement = settle(parse_result(result), seats, min_value=5, max_value=320)
     return {str(player): delta for player, delta in settlement.deltas}
-
-
-def fill_hand(page: Any, result: dict[str, Any]) -> None:
-    """Enter a result with taps: outcome, winner, discarder, keypad; up to the Review button."""
-    page.tap(f'#outcomes [data-kind="{result["kind"]}"]')
-    if result["kind"] in ("self_draw", "discard"):
-        page.tap(f'[data-role="winner"] [data-player="{result["winner"]}"]')
-    if result["kind"] == "discard":
-        page.tap(f'[data-role="discarder"] [data-player="{result["discarder"]}"]')
-    if result["kind"] == "points":
-        for player, points in result["deltas"].items():
-            page.tap(f'[data-role="points"] [data-player="{player}"]')
-            for digit in str(abs(points)):
-                page.tap(f'#keypad [data-key="{digit}"]')
-            if points < 0:
-                page.tap('#keypad [data-key="sign"]')
-    elif "value" in result:
-        for digit in str(result["value"]):
-            page.tap(f'#keypad [data-key="{digit}"]')
 
 
 def shown(delta: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import wait_for
+from e2e_support import fill_hand, wait_for
 
 from app.settings import DEVELOPMENT_ADMIN_TOKEN
 from bench.load import RoundOne, Server, free_port, import_log, issue_tokens
@@ -118,16 +118,6 @@ def open_tablet(context: Any, event: Event, table: int) -> Any:
     # The feed's server time has corrected the tablet's clock (rule CL-6).
     wait_for(page, "() => Math.abs(judgeTablet.clock.now() - (Date.now() - window.skewMs)) < 2000")
     return page
-
-
-def fill_hand(page: Any, result: dict[str, Any]) -> None:
-    page.tap(f'#outcomes [data-kind="{result["kind"]}"]')
-    if result["kind"] in ("self_draw", "discard"):
-        page.tap(f'[data-role="winner"] [data-player="{result["winner"]}"]')
-    if result["kind"] == "discard":
-        page.tap(f'[data-role="discarder"] [data-player="{result["discarder"]}"]')
-    for digit in str(result.get("value", "")):
-        page.tap(f'#keypad [data-key="{digit}"]')
 
 
 def send_hand(page: Any, result: dict[str, Any]) -> None:
