@@ -78,7 +78,10 @@ def round_one_slips() -> tuple[Slip, ...]:
 
 
 def qr(url: str) -> str:
-    return segno.make(url, error="m").svg_inline(scale=3, border=2)
+    """The modules of the QR code that opens `url`, as segno draws them (the slip's <svg>
+    tag adds a viewBox so that CSS can size it)."""
+    svg = segno.make(url, error="m").svg_inline(scale=3, border=2)
+    return svg[svg.index("<path") :]
 
 
 # -- the slips themselves ----------------------------------------------------------------------
