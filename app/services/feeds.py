@@ -22,7 +22,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -32,7 +32,7 @@ from xml.sax.saxutils import escape
 from app.domain import clocks
 from app.domain.ariari import points_shown
 from app.domain.replay import clock_report
-from app.domain.tournament import Tournament
+from app.domain.tournament import TableClock, Tournament
 from app.realtime.channels import SEAT_NAMES, States
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
@@ -116,11 +116,9 @@ def to_cut(
     """rule ST-3 as one signed figure: the margin over the line (+) or the points a player
     below it needs (-); 0 when level with the line. With `points` (an Ari Ari round), whole
     points with thousands separators ("+3,000"), not the 2 decimals of SC-5."""
-    distance: str | None = standing.get("distance" if exact else "distance_shown")
+    distance = standing.get("distance") if exact else distance_shown(standing, points=points)
     if distance is None:
         return None
-    if points and not exact:
-        distance = points_shown(standing["distance"])
     if distance.strip("0.") == "":
         return distance
     return f"+{distance}" if standing.get("above_cut") else f"{minus}{distance}"
@@ -143,6 +141,14 @@ def total_shown(standing: Mapping[str, Any], *, points: bool = False) -> str:
     """A standing's total as titles show it: the 2 decimals of SC-5, or for an Ari Ari
     round (`points`) whole points with thousands separators ("13,200", AA-17)."""
     return points_shown(standing["total"]) if points else str(standing["shown"])
+
+
+def distance_shown(standing: Mapping[str, Any], *, points: bool = False) -> str | None:
+    """A standing's distance to the cut (rule ST-3), unsigned, as titles show it: the 2
+    decimals of SC-5, or Ari Ari points (`points`); None without a cut."""
+    if standing.get("distance") is None:
+        return None
+    return points_shown(standing["distance"]) if points else str(standing["distance_shown"])
 
 
 def is_ariari(tournament: Tournament) -> bool:
@@ -192,8 +198,14 @@ class Feed:
     rows: list[Row]
 
 
-def build(tournament: Tournament, now: datetime, name: str) -> Feed:
-    """One feed's rows at this state of the log and this server time."""
+def build(
+    tournament: Tournament,
+    now: datetime,
+    name: str,
+    table_clocks: Sequence[TableClock] | None = None,
+) -> Feed:
+    """One feed's rows at this state of the log and this server time (`table_clocks`: the
+    tables' clocks at `now`, when the caller has them already)."""
     states = States(tournament, now)
     who = names(tournament)
     ariari = is_ariari(tournament)
@@ -212,7 +224,9 @@ def build(tournament: Tournament, now: datetime, name: str) -> Feed:
         return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))
     if name == "clocks":
         # The clock reports with their seconds (the channel's rows leave them to displays).
-        rows = [clock_report(table_clock) for table_clock in tournament.table_clocks(now)]
+        if table_clocks is None:
+            table_clocks = tournament.table_clocks(now)
+        rows = [clock_report(table_clock) for table_clock in table_clocks]
         return Feed(CLOCK_COLUMNS, [_clock_row(row, ariari) for row in rows])
     if name.startswith(PLAYER_PREFIX):
         return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX), ariari)])
@@ -373,10 +387,13 @@ class Answer:
         return version == self.version and (self.until is None or now < self.until)
 
 
-def next_phase_change(tournament: Tournament, now: datetime) -> datetime | None:
+def next_phase_change(
+    tournament: Tournament, now: datetime, table_clocks: Sequence[TableClock]
+) -> datetime | None:
     """The first moment at or after `now` when a clock may change phase by time alone: a
     segment's start (its early start or its schedule), its deadline, its scheduled end (the
-    break starts, rule CL-1), the end of a break (rules CL-1, CL-4)."""
+    break starts, rule CL-1), the end of a break (rules CL-1, CL-4). `table_clocks` are the
+    tables' clocks at `now`."""
     current = tournament.current_round
     limit = clocks.time_limit(current.format)
     moments: list[datetime] = []
@@ -384,18 +401,18 @@ def next_phase_change(tournament: Tournament, now: datetime) -> datetime | None:
         moments.append(start)
         if limit is not None:
             moments.append(start + limit)
-    for table_clock in tournament.table_clocks(now):
+    for table_clock in table_clocks:
         state = table_clock.clock
         moments.extend(m for m in (state.starts_at, state.deadline, state.break_ends) if m)
     return min((moment for moment in moments if moment >= now), default=None)
 
 
-def next_tick(tournament: Tournament, now: datetime) -> datetime | None:
-    """The first moment after `now` when a clock's whole seconds change (rule CL-6: a
-    countdown rounds up, the count past a deadline rounds down)."""
+def next_tick(table_clocks: Sequence[TableClock], now: datetime) -> datetime | None:
+    """The first moment after `now` when one of `table_clocks` (at `now`) changes its whole
+    seconds (rule CL-6: a countdown rounds up, the count past a deadline rounds down)."""
     second = timedelta(seconds=1)
     moments = []
-    for table_clock in tournament.table_clocks(now):
+    for table_clock in table_clocks:
         clock = table_clock.clock
         if clock.seconds_left is not None and clock.deadline is not None:
             moments.append(clock.deadline - (clock.seconds_left - 1) * second)
@@ -459,11 +476,14 @@ def answer(store: TournamentStore, tournament_id: int, name: str, extension: str
         held = cache.get(key)
         if held is not None and held.current(version, now):
             return held
-        body = encode(build(tournament, now, name), extension)
         timed = name in TIMED or name.startswith(PLAYER_PREFIX)
-        until = next_phase_change(tournament, now) if timed else None
-        if name == "clocks":
-            moments = [m for m in (until, next_tick(tournament, now)) if m is not None]
+        # The tables' clocks once for the rows and the moment the answer goes stale (for
+        # 256 tables they are the most of a clocks answer's cost)
+        table_clocks = tournament.table_clocks(now) if timed else None
+        body = encode(build(tournament, now, name, table_clocks), extension)
+        until = None if table_clocks is None else next_phase_change(tournament, now, table_clocks)
+        if table_clocks is not None and name == "clocks":
+            moments = [m for m in (until, next_tick(table_clocks, now)) if m is not None]
             until = min(moments, default=None)
         fresh = Answer(
             version=version,

@@ -34,7 +34,7 @@ from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
 from app.services.errors import NotFound
 from app.services.feeds import NAMES as FEED_NAMES
-from app.services.feeds import is_ariari
+from app.services.feeds import distance_shown, is_ariari, total_shown
 
 # The public API's registration shape, round lookup and per-version report: the console and
 # the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
@@ -535,14 +535,10 @@ def _result_row(
         "carry_in": standing["carry_in"],
         "play": standing["play"],
         "total": standing["total"],
-        "total_shown": points_shown(standing["total"]) if points else standing["shown"],
+        "total_shown": total_shown(standing, points=points),
         "cut": "" if above is None else ("above" if above else "below"),
         "distance": standing["distance"] or "",
-        "distance_shown": (
-            (points_shown(standing["distance"]) if points else standing["distance_shown"])
-            if standing["distance"]
-            else ""
-        ),
+        "distance_shown": distance_shown(standing, points=points) or "",
         "prize": ranked.get("prize", ""),
         "prize_shown": ranked.get("prize_shown", ""),
     }

@@ -391,9 +391,7 @@ class PlayerPage:
         return feeds.total_shown(standing, points=self.ariari)
 
     def distance_of(self, standing: Mapping[str, Any]) -> str:
-        if self.ariari:
-            return points_shown(standing["distance"])
-        return str(standing["distance_shown"])
+        return feeds.distance_shown(standing, points=self.ariari) or ""
 
     def delta_of(self, delta: int) -> str:
         if self.ariari:
