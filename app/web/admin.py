@@ -7,7 +7,7 @@ transaction and answers with the new version and the lines it appended.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
@@ -16,13 +16,18 @@ from starlette.concurrency import run_in_threadpool
 
 from app.domain.draw import RoundDraw
 from app.domain.replay import standings_report
-from app.domain.tournament import UnfinishedTable
 from app.services import admin
 from app.services.admin import PlayerRow
 from app.services.store import Appended
 from app.web.answers import Recorded, recorded, recorded_fields
 from app.web.deps import MAX_NUMBER, RoundNumber, StoreDep, TournamentId, require_admin
-from app.web.errors import PROBLEM_RESPONSES, Problem
+from app.web.errors import (
+    PROBLEM_RESPONSES,
+    Problem,
+    RoundUnfinishedProblem,
+    UnfinishedTableAnswer,
+    unfinished_answer,
+)
 from app.web.public import RoundStandings
 
 router = APIRouter(
@@ -185,20 +190,6 @@ class RoundEndBody(AdminRequest):
     )
 
 
-class UnfinishedTableAnswer(BaseModel):
-    group: str | None = Field(description="Round 1 of a format played in groups only")
-    segment: int
-    table: int
-    hands: int = Field(description="Hands played")
-    planned: int | None = Field(description="The segment's hands; null for an Ari Ari game")
-
-
-class RoundUnfinishedProblem(Problem):
-    """409 to a round end without confirmation: the tables that have not played out."""
-
-    tables: list[UnfinishedTableAnswer]
-
-
 class RoundEndAnswer(Recorded):
     round: int
     draw_seed: str | None
@@ -208,19 +199,6 @@ class RoundEndAnswer(Recorded):
         description="The tables that had not played out when the round ended"
     )
     standings: RoundStandings
-
-
-def unfinished_answer(tables: Iterable[UnfinishedTable]) -> list[UnfinishedTableAnswer]:
-    return [
-        UnfinishedTableAnswer(
-            group=table.group or None,
-            segment=table.segment,
-            table=table.table,
-            hands=table.hands,
-            planned=table.planned,
-        )
-        for table in tables
-    ]
 
 
 class TokenBody(AdminRequest):

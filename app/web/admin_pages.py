@@ -41,8 +41,8 @@ from app.services.feeds import distance_shown, is_ariari, total_shown
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore, token_hash
 from app.web.addresses import loopback_warning, public_base
-from app.web.admin import UnfinishedTableAnswer, unfinished_answer
 from app.web.deps import MAX_NUMBER, AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
+from app.web.errors import UnfinishedTableAnswer, unfinished_answer
 from app.web.pages import render
 from app.web.public import Registration, RoundParam
 

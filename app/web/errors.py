@@ -12,12 +12,13 @@ slips) does not ask for text/html first, and keeps the JSON it reads the detail 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -25,7 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import queries
 from app.domain.errors import IllegalMove, LogError, RuleViolation
-from app.domain.tournament import RoundUnfinished
+from app.domain.tournament import RoundUnfinished, UnfinishedTable
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
 from app.services.store import TournamentStore
 from app.web.pages import templates
@@ -43,6 +44,33 @@ class Problem(BaseModel):
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {"model": Problem} for status in (401, 403, 404, 409, 422)
 }
+
+
+class UnfinishedTableAnswer(BaseModel):
+    group: str | None = Field(description="Round 1 of a format played in groups only")
+    segment: int
+    table: int
+    hands: int = Field(description="Hands played")
+    planned: int | None = Field(description="The segment's hands; null for an Ari Ari game")
+
+
+class RoundUnfinishedProblem(Problem):
+    """409 to a round end without confirmation: the tables that have not played out."""
+
+    tables: list[UnfinishedTableAnswer]
+
+
+def unfinished_answer(tables: Iterable[UnfinishedTable]) -> list[UnfinishedTableAnswer]:
+    return [
+        UnfinishedTableAnswer(
+            group=table.group or None,
+            segment=table.segment,
+            table=table.table,
+            hands=table.hands,
+            planned=table.planned,
+        )
+        for table in tables
+    ]
 
 
 def problem(
@@ -142,20 +170,13 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RoundUnfinished)
     async def round_unfinished(_: Request, error: RoundUnfinished) -> JSONResponse:
-        # the tables a round end would cut short, for the console to list before the
-        # organizer confirms (app.web.admin.RoundUnfinishedProblem)
-        body = Problem(detail=str(error), field=error.field, rule=error.rule).model_dump()
-        body["tables"] = [
-            {
-                "group": table.group or None,
-                "segment": table.segment,
-                "table": table.table,
-                "hands": table.hands,
-                "planned": table.planned,
-            }
-            for table in error.tables
-        ]
-        return JSONResponse(body, status_code=409)
+        body = RoundUnfinishedProblem(
+            detail=str(error),
+            field=error.field,
+            rule=error.rule,
+            tables=unfinished_answer(error.tables),
+        )
+        return JSONResponse(body.model_dump(), status_code=409)
 
     @app.exception_handler(LogError)
     async def log_error(_: Request, error: LogError) -> JSONResponse:
