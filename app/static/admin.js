@@ -159,6 +159,8 @@ const reload = () => refresh().catch((error) => activity(`Reloading: ${error.mes
 
 const text = (data, name) => String(data.get(name) ?? "").trim();
 const integer = (data, name) => Number.parseInt(text(data, name), 10);
+// A datetime-local input's value (the hall's local time) as the server's ISO 8601, in UTC.
+const isoTime = (data, name) => new Date(text(data, name)).toISOString().replace(/\.\d{3}Z$/, "Z");
 // A datetime-local input's value (local time, to the second) for a moment in ms.
 const localInputTime = (ms) => {
   const at = new Date(ms);
@@ -342,7 +344,7 @@ function wireForms() {
     const body = {
       round: currentRound(),
       segment: integer(data, "segment"),
-      start: new Date(text(data, "start")).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      start: isoTime(data, "start"),
     };
     if (view.state.groups.length) body.group = text(data, "group");
     await post(api("/schedule"), body);
@@ -403,7 +405,7 @@ function wireForms() {
       round: currentRound(),
       segment: integer(data, "segment"),
       table: integer(data, "table"),
-      time: new Date(text(data, "time")).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      time: isoTime(data, "time"),
       reason: text(data, "reason"),
     };
     if (body.type === "deal") body.hand = integer(data, "hand");
