@@ -11,7 +11,7 @@
 // the document stays the same size however long it runs. LiveFeed reconnects and resumes.
 // Player names are data: they only ever reach the page through textContent.
 
-import { LiveFeed, formatClock, secondsLeft } from "/static/live.js";
+import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
@@ -149,14 +149,7 @@ function plural(count, word) {
 // whole (rounded down like SC-5) and with thousands separators, from the exact value.
 function figure(exactValue, shownValue) {
   if (!ARIARI || exactValue === null || exactValue === undefined) return shownValue;
-  const [top, bottom = "1"] = String(exactValue).split("/");
-  const numerator = BigInt(top);
-  const denominator = BigInt(bottom);
-  let points = numerator / denominator; // BigInt division truncates towards zero
-  if (numerator % denominator !== 0n && numerator < 0n) points -= 1n;
-  const sign = points < 0n ? "-" : "";
-  const digits = (points < 0n ? -points : points).toString();
-  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return pointsShown(exactValue);
 }
 
 const totalOf = (row) => figure(row.total, row.shown);
