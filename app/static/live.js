@@ -210,9 +210,7 @@ export function placedRow(row, rank, position, cut, ended) {
 // Ari Ari event (rule AA-17): whole points, rounded down as SC-5 rounds, with thousands
 // separators ("13,200"); `minus` is the sign a negative figure takes, `signed` adds a "+".
 export function pointsShown(exactValue, { minus = "-", signed = false } = {}) {
-  const [top, bottom = "1"] = String(exactValue).split("/");
-  const numerator = BigInt(top);
-  const denominator = BigInt(bottom);
+  const [numerator, denominator] = fraction(exactValue);
   let whole = numerator / denominator; // BigInt division truncates towards zero
   if (numerator % denominator !== 0n && numerator < 0n) whole -= 1n;
   const digits = (whole < 0n ? -whole : whole).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
