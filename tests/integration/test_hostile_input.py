@@ -181,7 +181,7 @@ def test_a_nul_in_a_head_judges_override_is_refused(
 
     response = client.post(f"/api/tournaments/{tid}/overrides", json=body, headers=ADMIN)
 
-    refused(response, "override")
+    refused(response, "reason")  # the request's name for the line's `override`
     assert store.export(tid) == before
 
 
