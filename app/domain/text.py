@@ -8,7 +8,8 @@ nested thousands deep exhausts the parser's stack. Each is refused as malformed 
 naming the field and the bound it breaks (issue 14), before anything is stored.
 
 The bounds are generous for what a tournament writes (the deepest line the log needs, an
-Ari Ari ron with its wins, nests 4 deep) and are documented in docs/log-format.md §10.
+Ari Ari ron with its wins, nests 4 deep) and are documented in docs/log-format.md, "Text,
+nesting and times".
 """
 
 from __future__ import annotations
