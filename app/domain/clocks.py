@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
@@ -51,6 +51,21 @@ Phase = Literal["not_started", "running", "overtime", "finished_short", "finishe
 
 _ZERO = timedelta(0)
 _MICROSECONDS_PER_SECOND = 1_000_000
+
+# The first and last moments a datetime can hold. A segment scheduled late in the year 9999
+# (stored before years were bounded, or in an imported log) ends after the last: its deadline
+# and its break are held at that moment instead of overflowing, so every clock, feed and page
+# of the tournament still answers (issue 14).
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
+
+
+def shifted(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta`, held at EARLIEST or LATEST where it would leave the calendar."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return LATEST if delta > _ZERO else EARLIEST
 
 
 @dataclass(frozen=True)
@@ -156,7 +171,7 @@ def deadline(facts: SegmentClockFacts) -> datetime | None:
     table gains that time."""
     if facts.scheduled_start is None or facts.limit is None:
         return None
-    return facts.scheduled_start + facts.limit + facts.extension
+    return shifted(shifted(facts.scheduled_start, facts.limit), facts.extension)
 
 
 def check_early_start(
@@ -412,7 +427,7 @@ def _after_segment(state: ClockState, facts: SegmentClockFacts, phase: Phase) ->
     """A segment that is over shows the break that follows it while now is inside it."""
     now = state.server_time
     if facts.break_start is not None:
-        ends = facts.break_start + facts.break_length
+        ends = shifted(facts.break_start, facts.break_length)
         if facts.break_start <= now < ends:
             return replace(
                 state,
@@ -430,7 +445,7 @@ def _mid_break_ends(facts: SegmentClockFacts, now: datetime) -> datetime | None:
         return None
     if _deal_time(facts, after + 1) is not None:
         return None  # the table dealt again before the break was over
-    ends = start + facts.mid_break_length
+    ends = shifted(start, facts.mid_break_length)
     return ends if start <= now < ends else None
 
 

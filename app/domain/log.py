@@ -18,6 +18,7 @@ from app.domain.formats import Format, format_from_log
 from app.domain.hands import PlayerId, is_player_id
 from app.domain.numbers import exact, parse_amount, parse_rate
 from app.domain.rulesets import HandResult, parse_result, result_to_log
+from app.domain.text import check_nesting, check_tree
 
 # Fields any line may carry: who entered it and when (written by the server, issue 4).
 # They never change what the line means, so replay ignores them.
@@ -367,7 +368,10 @@ def parse_time(raw: object, field: str, rule: str) -> datetime:
         raise MalformedInput(rule, field, f"{raw!r} is not an ISO 8601 time") from error
     if value.tzinfo is None:
         raise MalformedInput(rule, field, f'{raw!r} needs its UTC offset, e.g. "{_EXAMPLE_TIME}"')
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
+        raise MalformedInput(rule, field, f"{raw!r} is outside the calendar in UTC") from error
 
 
 def format_time(value: datetime) -> str:
@@ -463,10 +467,17 @@ def line_type(event: Event) -> str:
     return _TYPE_OF[type(event)]
 
 
-def parse_event(raw: object) -> Event:
-    """One decoded JSON object of the log as an event; raises MalformedInput."""
+def parse_event(raw: object, *, stored: bool = False) -> Event:
+    """One decoded JSON object of the log as an event; raises MalformedInput.
+
+    A line coming in (a request, an import, a log to replay) is held to the text and
+    nesting bounds (app/domain/text.py); a `stored` line was held to them when it came in,
+    or came in before they existed, and is read as it is: a tournament in the database
+    never becomes unreadable."""
     if not isinstance(raw, dict):
         raise MalformedInput("CONTRACT §1", "line", "must be a JSON object")
+    if not stored:
+        check_tree(raw, "CONTRACT §1")
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _LINE_TYPES:
         raise MalformedInput(
@@ -478,7 +489,9 @@ def parse_event(raw: object) -> Event:
     return build(_Fields(raw, kind, required, optional))
 
 
-def decode_line(text: str) -> Any:
+def decode_line(text: str, *, stored: bool = False) -> Any:
+    if not stored:
+        check_nesting(text, "CONTRACT §1")  # before the parser recurses into it (issue 14)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -23,11 +23,14 @@ from app.domain.standings import Standing, Standings, TieAtCut
 from app.domain.tournament import SEAT_NAMES, TableClock, Tournament
 
 
-def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tournament:
+def replay_lines(
+    lines: Iterable[str], *, until: datetime | None = None, stored: bool = False
+) -> Tournament:
     """Fold a log's lines into a tournament. Raises LogError naming the line, field and rule.
 
     With `until`, the log as it stood at that moment: replay stops at the first line that
-    happened later (a log is in the order things happened, CONTRACT §1).
+    happened later (a log is in the order things happened, CONTRACT §1). `stored` lines
+    come from the database and skip the bounds on incoming text (`parse_event`).
     """
     tournament: Tournament | None = None
     number = 0
@@ -35,9 +38,9 @@ def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tour
         if not text.strip():
             continue  # a trailing newline or a blank line carries nothing
         try:
-            raw = decode_line(text)
+            raw = decode_line(text, stored=stored)
             # Parse first, so a bad time is refused under its own field's rule.
-            event = parse_event(raw)
+            event = parse_event(raw, stored=stored)
             happened = line_time(raw) if until is not None else None
             if until is not None and happened is not None and happened > until:
                 break
@@ -58,8 +61,8 @@ def replay_lines(lines: Iterable[str], *, until: datetime | None = None) -> Tour
 
 def apply_line(tournament: Tournament, text: str) -> None:
     """Apply one more stored log line to a tournament (a process catching up with the log)."""
-    raw = decode_line(text)
-    event = parse_event(raw)
+    raw = decode_line(text, stored=True)
+    event = parse_event(raw, stored=True)
     tournament.apply(event, _entered_at(raw, event))
 
 

@@ -573,7 +573,7 @@ class Tournament:
         following = self._scheduled_start(round_number, segment + 1, table)
         if start is not None and limit is not None and following is not None:
             # rule CL-1: the break runs from the segment's scheduled end to the next start
-            break_start = start + limit
+            break_start = clocks.shifted(start, limit)
             break_length = max(timedelta(0), following - break_start)
         mid_break_after = clocks.mid_break_after_hand(round_format)
         return clocks.SegmentClockFacts(

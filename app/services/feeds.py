@@ -400,7 +400,7 @@ def next_phase_change(
     for start in _schedule_of(tournament, current.number):
         moments.append(start)
         if limit is not None:
-            moments.append(start + limit)
+            moments.append(clocks.shifted(start, limit))
     for table_clock in table_clocks:
         state = table_clock.clock
         moments.extend(m for m in (state.starts_at, state.deadline, state.break_ends) if m)
@@ -415,11 +415,13 @@ def next_tick(table_clocks: Sequence[TableClock], now: datetime) -> datetime | N
     for table_clock in table_clocks:
         clock = table_clock.clock
         if clock.seconds_left is not None and clock.deadline is not None:
-            moments.append(clock.deadline - (clock.seconds_left - 1) * second)
+            moments.append(clocks.shifted(clock.deadline, -(clock.seconds_left - 1) * second))
         if clock.seconds_over is not None and clock.deadline is not None:
-            moments.append(clock.deadline + (clock.seconds_over + 1) * second)
+            moments.append(clocks.shifted(clock.deadline, (clock.seconds_over + 1) * second))
         if clock.break_seconds_left is not None and clock.break_ends is not None:
-            moments.append(clock.break_ends - (clock.break_seconds_left - 1) * second)
+            moments.append(
+                clocks.shifted(clock.break_ends, -(clock.break_seconds_left - 1) * second)
+            )
     return min((moment for moment in moments if moment > now), default=None)
 
 

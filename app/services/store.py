@@ -33,6 +33,7 @@ from app.domain.log import (
     parse_line,
 )
 from app.domain.replay import apply_line, replay_lines
+from app.domain.text import check_tree
 from app.domain.tournament import Tournament
 from app.services.errors import NotFound
 
@@ -123,7 +124,7 @@ class TournamentStore:
         if cached is None:
             if not lines:
                 raise NotFound(f"tournament {tournament_id} does not exist")
-            tournament = replay_lines([line.body for line in lines])
+            tournament = replay_lines([line.body for line in lines], stored=True)
             cached = _Cached(tournament, lines[-1].seq, lines[-1].version)
         else:
             for line in lines:
@@ -267,6 +268,10 @@ class TournamentStore:
                     decided = list(events(cached.tournament))
                 else:
                     decided = list(events)
+                for event in decided:
+                    # Events built without the log's parser (a judge's void, penalty or
+                    # deal) meet the same bounds on their text as a log line (issue 14).
+                    check_tree(event_to_log(event), "CONTRACT §1")
                 if cached is None:
                     first = decided[0]
                     assert isinstance(first, TournamentDeclared)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.errors import MalformedInput
 from app.domain.log import DealRecorded, EarlyStart, parse_time
+from app.domain.text import check_text
 from app.services.judging import head_judge_event
 from app.web.deps import MAX_NUMBER, AdminDep, StoreDep, TournamentId
 from app.web.judges import TABLE_EVENT_RESPONSES, TableEventRecorded, table_event_answer
@@ -52,6 +53,8 @@ def record_override(
     reason = body.reason.strip()
     if not reason:
         raise MalformedInput("CL-6", "reason", "the head judge's override needs a reason")
+    # the log line names it `override`; the head judge wrote it as the request's `reason`
+    check_text(reason, "CONTRACT §1", "reason")
     event: DealRecorded | EarlyStart
     if body.type == "deal":
         if body.hand is None:

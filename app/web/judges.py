@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from app.domain.errors import MalformedInput
 from app.domain.log import (
@@ -43,14 +44,39 @@ from app.web.errors import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api/tournaments/{tournament_id}", tags=["judges"])
 
+
+def _ascii_key(key: str) -> str:
+    """A key is printable ASCII (the tablet sends a UUID). HTTP hands a header's bytes over
+    as Latin-1, so a key sent as UTF-8 would be stored as other characters than the client
+    sent, and its retry might not match it: refused instead, naming the character."""
+    for position, character in enumerate(key, start=1):
+        if not "!" <= character <= "~":
+            what = (
+                "a space"
+                if character == " "
+                else "a character that is not ASCII"
+                if ord(character) > 0x7F
+                else f"the control character U+{ord(character):04X}"
+            )
+            raise PydanticCustomError(
+                "idempotency_key",
+                "must be printable ASCII without spaces, such as the UUID a tablet makes "
+                "(3f2b8c1e-...); it holds {what} at character {position}",
+                {"what": what, "position": position},
+            )
+    return key
+
+
 IdempotencyKey = Annotated[
     str,
     Header(
         alias="Idempotency-Key",
         min_length=1,
         max_length=200,
-        description="Generated on the tablet, once per hand; a retry sends the same key",
+        description="Generated on the tablet, once per hand; a retry sends the same key. "
+        "1 to 200 printable ASCII characters, no spaces (the tablet sends a UUID)",
     ),
+    AfterValidator(_ascii_key),
 ]
 PlayerRef = str | int
 

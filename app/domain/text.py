@@ -1,0 +1,127 @@
+"""Bounds on the text and the nesting of everything that comes in: a log line, a request.
+
+A name, a reason or a player id is kept as it came, written to the database, shown on the
+hall's displays and printed on slips. A control character has no place in any of them (a
+NUL cuts a name short on SQLite and is refused by PostgreSQL), nor has a lone surrogate
+(half of a character, which cannot be written as UTF-8), nor a name of a megabyte. A line
+nested thousands deep exhausts the parser's stack. Each is refused as malformed input,
+naming the field and the bound it breaks (issue 14), before anything is stored.
+
+The bounds are generous for what a tournament writes (the deepest line the log needs, an
+Ari Ari ron with its wins, nests 4 deep) and are documented in docs/log-format.md, "Text,
+nesting and times".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+
+from app.domain.errors import MalformedInput
+
+# The deepest a log line or a request body may nest (objects and lists).
+MAX_DEPTH = 32
+
+# The longest text of each field, in characters; any other field takes DEFAULT_TEXT_LIMIT.
+NAME_LIMIT = 200  # a tournament's or a player's name
+REASON_LIMIT = 1000  # a reason or an override: a sentence or two a judge writes
+TEXT_LIMITS: Mapping[str, int] = {
+    "name": NAME_LIMIT,
+    "country": 64,
+    "reason": REASON_LIMIT,
+    "override": REASON_LIMIT,
+}
+DEFAULT_TEXT_LIMIT = 200  # ids, idempotency keys, seeds, format words, the `by` of a line
+
+# Where a judge writes sentences, a tab or a new line is text; everywhere else it is not.
+MULTILINE_FIELDS = frozenset({"reason", "override"})
+_LAYOUT = frozenset("\t\n")
+
+# Everything that can open or close a level of JSON, and the strings to skip over.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def check_nesting(text: str, rule: str, field: str = "line") -> None:
+    """Refuse JSON text that nests deeper than MAX_DEPTH, before a parser recurses into it.
+
+    Counting the brackets is enough for almost every line; only a line with more of them
+    than the bound is scanned, skipping the brackets inside its strings."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise MalformedInput(rule, field, _too_deep())
+        elif bracket in "]}":
+            depth -= 1
+
+
+def check_tree(value: object, rule: str, path: str = "") -> None:
+    """Refuse a decoded JSON value (a log line, a request body's fields) that nests deeper
+    than MAX_DEPTH or holds a string (a value or a key) that breaks the text bounds.
+
+    The walk keeps its own stack, so a value nested past Python's recursion limit is
+    refused, not crashed on. `path` names where the value sits ("" for a whole line)."""
+    stack: list[tuple[object, str, str, int]] = [(value, path, _last_key(path), 0)]
+    while stack:
+        item, where, key, depth = stack.pop()
+        if isinstance(item, str):
+            check_text(item, rule, where or "line", key=key)
+        elif isinstance(item, dict | list):
+            if depth >= MAX_DEPTH:
+                raise MalformedInput(rule, where or "line", _too_deep())
+            if isinstance(item, dict):
+                for name, child in item.items():
+                    inner = f"{where}.{name}" if where else str(name)
+                    if isinstance(name, str):
+                        # a key is an id (a player's, in a points hand's deltas)
+                        check_text(name, rule, where or "line", key="")
+                    stack.append((child, inner, str(name), depth + 1))
+            else:
+                for index, child in enumerate(item):
+                    stack.append((child, f"{where}[{index}]", key, depth + 1))
+
+
+def check_text(value: str, rule: str, field: str, *, key: str | None = None) -> None:
+    """One string: no control character (a tab or new line only where a judge writes
+    sentences), no lone surrogate, no longer than its field's bound. `key` is the field's
+    own name when `field` is a path to it ("result.winner": "winner")."""
+    name = _last_key(field) if key is None else key
+    limit = TEXT_LIMITS.get(name, DEFAULT_TEXT_LIMIT)
+    if len(value) > limit:
+        raise MalformedInput(
+            rule, field, f"is {len(value)} characters long; at most {limit} are allowed here"
+        )
+    if value.isprintable():
+        return  # the common case, in C: no control, surrogate or other unprintable character
+    allowed = _LAYOUT if name in MULTILINE_FIELDS else frozenset()
+    for position, character in enumerate(value, start=1):
+        category = unicodedata.category(character)
+        if category == "Cc" and character not in allowed:
+            layout = " (a tab or a new line is fine here)" if allowed else ""
+            raise MalformedInput(
+                rule,
+                field,
+                f"holds the control character U+{ord(character):04X} at character {position}; "
+                f"text may not hold control characters{layout}",
+            )
+        if category == "Cs":
+            raise MalformedInput(
+                rule,
+                field,
+                f"holds U+{ord(character):04X} at character {position}, half of a character "
+                "(a lone surrogate), which is not text",
+            )
+
+
+def _last_key(path: str) -> str:
+    """The field's own name in a path: "result.winner" -> "winner", "seats[2]" -> "seats"."""
+    return path.rsplit(".", 1)[-1].split("[", 1)[0]
+
+
+def _too_deep() -> str:
+    return f"nests more than {MAX_DEPTH} levels of objects and lists, the most a line may nest"

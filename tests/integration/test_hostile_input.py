@@ -1,0 +1,350 @@
+"""Bad input gets a clear 4xx naming the field and the bound, never a 500 or a wrong store
+(issue 14, section 4), on SQLite and PostgreSQL:
+
+- an imported line nested 100,000 deep (RecursionError in `decode_line`), by the admin API
+  and by `scoreboard import` / `scoreboard replay`, which name the line;
+- a NUL in a tournament's name (psycopg.DataError on PostgreSQL; on SQLite the name was cut
+  short), and in every other text a request writes: names, reasons, seeds, overrides;
+- a segment scheduled in the year 9999: the clocks, tables and player feeds answered 500
+  for good (OverflowError); now every read of the tournament answers, whatever is stored;
+- an Idempotency-Key sent as UTF-8 bytes was stored as other characters (HTTP hands header
+  bytes over as Latin-1): a key is printable ASCII, and a key that is not is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+from typer.testing import CliRunner
+
+from app.cli import cli
+from app.db import queries
+from app.db.engine import make_engine
+from app.db.tables import LogLine
+from app.domain.text import MAX_DEPTH
+from app.services.store import TournamentStore
+from app.settings import get_settings
+from tests.integration.conftest import ADMIN_TOKEN
+from tests.integration.judging_setup import club_opening
+
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+DEEP = 100_000
+DEEP_LINE = '{"type": "prizes", "amounts": ' + "[" * DEEP + "]" * DEEP + "}"
+NUL = "\x00"
+
+
+@pytest.fixture
+def tid(store: TournamentStore) -> int:
+    return store.import_log(club_opening()).tournament_id
+
+
+@pytest.fixture
+def judge(store: TournamentStore, tid: int) -> dict[str, str]:
+    return {"Authorization": f"Bearer {store.issue_token(tid, 1)}"}
+
+
+def refused(response: Any, field: str, status: int = 422) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    problem: dict[str, Any] = response.json()
+    assert problem["field"] == field, problem
+    return problem
+
+
+# -- nesting ----------------------------------------------------------------------------
+
+
+def test_an_imported_line_nested_100000_deep_is_refused_with_its_line_number(
+    client: TestClient,
+) -> None:
+    text = "\n".join([*club_opening(), DEEP_LINE]) + "\n"
+
+    response = client.post(
+        "/api/tournaments/import", content=text, headers={**ADMIN, "content-type": "text/plain"}
+    )
+
+    problem = refused(response, "line")
+    assert problem["line"] == len(club_opening()) + 1
+    assert f"more than {MAX_DEPTH} levels" in problem["detail"]
+    assert client.get("/api/tournaments").json() == []  # nothing stored
+
+
+def test_a_request_body_nested_past_the_bound_is_refused(client: TestClient) -> None:
+    deep_format: Any = "wsom2008"
+    for _ in range(MAX_DEPTH + 1):
+        deep_format = {"preset": deep_format}
+
+    response = client.post(
+        "/api/tournaments", json={"name": "Deep", "format": deep_format}, headers=ADMIN
+    )
+
+    assert response.status_code == 422, response.text
+    assert response.json()["field"].startswith("format")
+    assert client.get("/api/tournaments").json() == []
+
+
+def test_scoreboard_import_and_replay_name_the_line_nested_too_deep(tmp_path: Path) -> None:
+    """The command line as a user runs it (in-process: the refusal comes before any
+    database, so one database is enough)."""
+    log = tmp_path / "deep.jsonl"
+    log.write_text("\n".join([*club_opening(), DEEP_LINE]) + "\n", encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    line = len(club_opening()) + 1
+
+    get_settings.cache_clear()
+    try:
+        replayed = CliRunner().invoke(cli, ["replay", str(log)])
+        imported = CliRunner().invoke(
+            cli, ["import", str(log)], env={"SCOREBOARD_DATABASE_URL": url}
+        )
+    finally:
+        get_settings.cache_clear()
+
+    for done in (replayed, imported):
+        assert done.exit_code == 1, done.output
+        assert f"line {line}: field 'line': nests more than {MAX_DEPTH} levels" in done.output
+        assert done.exception is None or isinstance(done.exception, SystemExit)
+    assert "Traceback" not in replayed.output + imported.output
+
+
+# -- NUL and other control characters ---------------------------------------------------
+
+
+def test_a_nul_in_a_tournament_name_is_refused_naming_the_field(client: TestClient) -> None:
+    response = client.post(
+        "/api/tournaments", json={"name": f"WSOM{NUL}2026", "format": "wsom2008"}, headers=ADMIN
+    )
+
+    problem = refused(response, "name")
+    assert "control character U+0000" in problem["detail"]
+    assert client.get("/api/tournaments").json() == []  # not stored, not cut short
+
+
+ORGANIZER_TEXTS = [
+    ("players", [{"id": "ivy", "name": f"Ivy{NUL}", "group": "A"}], "0.name"),
+    ("players", [{"id": f"i{NUL}vy", "name": "Ivy", "group": "A"}], "0.id"),
+    ("players", [{"id": "ivy", "name": "Ivy", "group": "A", "country": "\x1b"}], "0.country"),
+    ("players", [{"id": "ivy", "name": "I" * 201, "group": "A"}], "0.name"),
+    ("penalties", {"round": 1, "player": "ami", "points": -5, "reason": f"late{NUL}"}, "reason"),
+    ("rounds/1/draw", {"seed": f"s{NUL}"}, "seed"),
+    ("rounds/1/end", {"confirm_unfinished": True, "reason": f"r{NUL}"}, "reason"),
+    ("play-all", {"round": 1, "segment": 1, "table": 1, "reason": f"r{NUL}"}, "reason"),
+]
+
+
+def test_a_nul_in_any_text_the_organizer_sends_is_refused_and_nothing_is_stored(
+    client: TestClient, store: TournamentStore, tid: int
+) -> None:
+    before = store.export(tid)
+
+    for path, body, field in ORGANIZER_TEXTS:
+        response = client.post(f"/api/tournaments/{tid}/{path}", json=body, headers=ADMIN)
+        refused(response, field)
+
+    assert store.export(tid) == before
+
+
+def test_a_nul_in_a_registration_csv_names_its_line(
+    client: TestClient, store: TournamentStore, tid: int
+) -> None:
+    csv = f"id,name,group\nivy,Ivy Ito,A\njo,Jo{NUL},A\n"
+
+    response = client.post(
+        f"/api/tournaments/{tid}/players.csv",
+        content=csv,
+        headers={**ADMIN, "content-type": "text/csv"},
+    )
+
+    assert refused(response, "name")["line"] == 3
+    assert "ivy" not in "".join(store.export(tid))  # all or none
+
+
+def test_a_nul_in_a_head_judges_override_is_refused(
+    client: TestClient, store: TournamentStore, tid: int
+) -> None:
+    body = {
+        "type": "deal",
+        "round": 1,
+        "segment": 1,
+        "table": 1,
+        "hand": 1,
+        "time": "2026-11-29T09:00:00Z",
+        "reason": f"tablet down{NUL}",
+    }
+    before = store.export(tid)
+
+    response = client.post(f"/api/tournaments/{tid}/overrides", json=body, headers=ADMIN)
+
+    refused(response, "reason")  # the request's name for the line's `override`
+    assert store.export(tid) == before
+
+
+HAND = {"round": 1, "segment": 1, "table": 1, "hand": 1, "result": {"kind": "draw"}}
+
+
+def test_a_nul_in_any_text_a_judge_sends_is_refused_and_nothing_is_stored(
+    client: TestClient, store: TournamentStore, tid: int, judge: dict[str, str]
+) -> None:
+    entered = client.post(
+        f"/api/tournaments/{tid}/hands",
+        json=HAND,
+        headers={**judge, "Idempotency-Key": str(uuid.uuid4())},
+    )
+    assert entered.status_code == 201, entered.text
+    before = store.export(tid)
+    bad_winner = {**HAND, "hand": 2, "result": {"kind": "self_draw", "winner": NUL, "value": 8}}
+
+    for path, body, field in [
+        ("table-penalties", {"round": 1, "player": "ami", "points": -5, "reason": NUL}, "reason"),
+        ("corrections", {**HAND, "reason": f"typo{NUL}"}, "reason"),
+        ("voids", {**HAND, "reason": f"typo{NUL}"}, "reason"),
+        ("hands", bad_winner, "result.winner"),
+    ]:
+        headers = {**judge, "Idempotency-Key": str(uuid.uuid4())}
+        response = client.post(f"/api/tournaments/{tid}/{path}", json=body, headers=headers)
+        refused(response, field)
+
+    assert store.export(tid) == before
+
+
+# -- dates at the end of the calendar ---------------------------------------------------
+
+
+def store_line(database_url: str, tid: int, fields: dict[str, Any]) -> None:
+    """A line written straight into the log, as an older server or an import left it: the
+    reads must answer whatever the log holds, not only what today's checks let in."""
+    engine = make_engine(database_url)
+    with Session(engine) as session:
+        version = queries.bump_version(session, tid)
+        assert version is not None
+        line = LogLine(
+            tournament_id=tid,
+            seq=queries.last_seq(session, tid) + 1,
+            version=version,
+            type=fields["type"],
+            round=fields.get("round"),
+            table_number=fields.get("table"),
+            body=json.dumps(fields),
+            entered_by="admin",
+            entered_at=datetime.now(UTC),
+        )
+        queries.add_lines(session, [line])
+        session.commit()
+    engine.dispose()
+
+
+READS = (
+    "/feeds/{tid}/clocks.json",
+    "/feeds/{tid}/clocks.csv",
+    "/feeds/{tid}/tables.json",
+    "/feeds/{tid}/tables.csv",
+    "/feeds/{tid}/tables.xml",
+    "/feeds/{tid}/player-ami.xml",
+    "/feeds/{tid}/player-ami.json",
+    "/api/tournaments/{tid}/clocks",
+    "/api/tournaments/{tid}/tables",
+    "/api/tournaments/{tid}/players/ami",
+    "/api/tournaments/{tid}",
+    "/overlay/{tid}/clock",
+    "/overlay/{tid}/table/1",
+    "/hall/{tid}",
+    "/admin/{tid}/state",
+    "/judge/whoami",
+)
+
+
+@pytest.mark.parametrize(
+    "start", ["9999-12-31T23:00:00Z", "9999-12-31T23:59:59.999999Z", "0001-01-01T00:00:00Z"]
+)
+def test_every_read_answers_with_a_segment_at_the_end_of_the_calendar(
+    client: TestClient, store: TournamentStore, database_url: str, start: str
+) -> None:
+    tid = store.import_log(club_opening()).tournament_id
+    judge = {"Authorization": f"Bearer {store.issue_token(tid, 1)}"}
+    for group in ("A", "B"):
+        store_line(
+            database_url,
+            tid,
+            {"type": "schedule", "round": 1, "segment": 1, "group": group, "start": start},
+        )
+
+    for path in READS:
+        response = client.get(path.format(tid=tid), headers={**ADMIN, **judge})
+        assert response.status_code < 500, (path, response.text)
+    for feed in ("clocks.json", "tables.csv", "player-ami.xml"):  # the three seen failing
+        assert client.get(f"/feeds/{tid}/{feed}").status_code == 200, feed
+    # a deal or a hand at that table is judged against the same clock: an answer, not a 500
+    for path, body in (("deals", {**HAND}), ("hands", HAND)):
+        headers = {**judge, "Idempotency-Key": str(uuid.uuid4())}
+        response = client.post(f"/api/tournaments/{tid}/{path}", json=body, headers=headers)
+        assert response.status_code < 500, (path, response.text)
+
+
+def test_a_live_client_gets_the_clocks_of_a_segment_in_the_year_9999(
+    client: TestClient, database_url: str, tid: int
+) -> None:
+    store_line(
+        database_url,
+        tid,
+        {"type": "schedule", "round": 1, "segment": 1, "group": "A", "start": "9999-12-31T23:00Z"},
+    )
+
+    url = f"/ws/tournaments/{tid}?channels=clocks,table:1&format=text"
+    with client.websocket_connect(url) as feed:
+        messages = [json.loads(feed.receive_text()) for _ in range(3)]  # hello, 2 snapshots
+
+    assert [m["type"] for m in messages] == ["hello", "snapshot", "snapshot"], messages
+    # the deadline, held at the calendar's last moment
+    assert "9999-12-31T23:59:59.999999Z" in json.dumps(messages)
+
+
+# -- the Idempotency-Key ----------------------------------------------------------------
+
+
+NOT_ASCII_KEYS = [
+    "clé-1".encode(),  # UTF-8 bytes: Starlette reads them as Latin-1, "clÃ©-1"
+    b"cl\xe9-1",  # Latin-1 bytes
+    b"two words",
+    b"tab\there",
+]
+KEYS = [str(uuid.uuid4()), "t1-r1s1h4-5d2c", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "k" * 200]
+
+
+def test_a_key_that_is_not_printable_ascii_is_refused_naming_the_header(
+    client: TestClient, store: TournamentStore, tid: int, judge: dict[str, str]
+) -> None:
+    before = store.export(tid)
+
+    for key in NOT_ASCII_KEYS:
+        response = client.post(
+            f"/api/tournaments/{tid}/hands",
+            json=HAND,
+            headers=[*judge.items(), ("Idempotency-Key", key)],  # type: ignore[list-item]
+        )
+        problem = refused(response, "Idempotency-Key")
+        assert "printable ASCII" in problem["detail"], key
+
+    assert store.export(tid) == before
+
+
+def test_a_stored_key_round_trips_to_the_log_and_to_a_retry(
+    client: TestClient, store: TournamentStore, tid: int, judge: dict[str, str]
+) -> None:
+    for number, key in enumerate(KEYS, start=1):
+        headers = {**judge, "Idempotency-Key": key}
+        hand = {**HAND, "hand": number}
+
+        first = client.post(f"/api/tournaments/{tid}/hands", json=hand, headers=headers)
+        retry = client.post(f"/api/tournaments/{tid}/hands", json=hand, headers=headers)
+
+        assert first.status_code == 201, first.text
+        assert retry.status_code == 201 and retry.json() == first.json()
+
+    lines = [json.loads(line) for line in store.export(tid)]
+    assert [line["id"] for line in lines if line["type"] == "hand"] == KEYS

@@ -1,0 +1,155 @@
+"""A log line that breaks the text or nesting bounds (app/domain/text.py, issue 14) is
+refused as malformed input naming its line, field and bound, never with a traceback:
+
+- a line nested 100,000 deep raised RecursionError in `decode_line`;
+- a NUL (or another control character) in a name, a reason or an id was stored, cut a
+  name short on SQLite and made PostgreSQL refuse the write;
+- no text had a length bound.
+
+A line already stored is read as it is, so a tournament in the database stays readable.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from small_logs import REGISTERED, SEATED, TOURNAMENT, hand, penalty, texts
+
+from app.domain.errors import LogError, MalformedInput
+from app.domain.log import decode_line, parse_event, parse_line
+from app.domain.replay import apply_line, replay_lines
+from app.domain.text import MAX_DEPTH, NAME_LIMIT, REASON_LIMIT, check_tree
+
+DEEP = 100_000  # the depth seen in issue 14
+
+
+def _refusal(bad: dict[str, Any] | str) -> LogError:
+    line = bad if isinstance(bad, str) else json.dumps(bad)
+    with pytest.raises(LogError) as caught:
+        replay_lines([*texts(SEATED), line])
+    return caught.value
+
+
+def test_a_line_nested_100000_deep_is_refused_with_its_line_number() -> None:
+    deep = '{"type": "prizes", "amounts": ' + "[" * DEEP + "]" * DEEP + "}"
+
+    error = _refusal(deep)
+
+    assert error.line_number == len(texts(SEATED)) + 1
+    assert isinstance(error.violation, MalformedInput)
+    assert error.violation.field == "line"
+    assert f"more than {MAX_DEPTH} levels" in str(error)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    reason = "[" * (MAX_DEPTH * 2)
+    line = json.dumps({**penalty(1, "P01", -5), "reason": reason})
+
+    event = parse_line(line)
+
+    assert getattr(event, "reason", None) == reason
+
+
+def test_a_decoded_value_nested_past_the_bound_is_refused_without_recursion() -> None:
+    value: Any = []
+    for _ in range(DEEP):  # deeper than Python's recursion limit: the walk keeps a stack
+        value = [value]
+
+    with pytest.raises(MalformedInput) as caught:
+        check_tree({"type": "prizes", "amounts": value}, "CONTRACT §1")
+
+    assert caught.value.field.startswith("amounts")
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ({"type": "tournament", "name": "WSOM\x00 2026", "format": "wsom2008"}, "name"),
+        ({"type": "player", "id": "P99", "name": "Ami\x00", "group": "A"}, "name"),
+        ({"type": "player", "id": "P\x0099", "name": "Ami", "group": "A"}, "id"),
+        (
+            {"type": "player", "id": "P99", "name": "Ami", "group": "A", "country": "J\x07P"},
+            "country",
+        ),
+        ({**penalty(1, "P01", -5), "reason": "late\x00"}, "reason"),
+        ({**hand(1, 1, 1, 1, {"kind": "draw"}), "id": "k\x001"}, "id"),
+        (hand(1, 1, 1, 1, {"kind": "points", "deltas": {"P01\x00": 0}}), "result.deltas"),
+        ({"type": "draw", "round": 1, "seed": "s\x1b[31m"}, "seed"),
+        ({"type": "round_end", "round": 1, "draw_seed": "\x7f"}, "draw_seed"),
+        (
+            {"type": "seating", "round": 1, "segment": 1, "table": 1, "seats": ["\x00"] * 4},
+            "seats[3]",
+        ),
+        ({"type": "prizes", "amounts": [100], "by": "admin\x00"}, "by"),
+        ({"type": "prizes", "amounts": [100], "note\x00": 1}, "line"),
+    ],
+)
+def test_a_control_character_in_any_text_of_a_line_is_refused_naming_the_field(
+    line: dict[str, Any], field: str
+) -> None:
+    error = _refusal(line)
+
+    assert error.violation.field == field
+    assert "control character" in str(error)
+
+
+def test_a_lone_surrogate_is_refused() -> None:
+    line = '{"type": "player", "id": "P99", "name": "Ami \\ud800", "group": "A"}'
+
+    error = _refusal(line)
+
+    assert error.violation.field == "name"
+    assert "lone surrogate" in str(error)
+
+
+def test_a_reason_may_hold_tabs_and_new_lines_but_a_name_may_not() -> None:
+    assert parse_line(json.dumps({**penalty(1, "P01", -5), "reason": "late:\n\tten minutes"}))
+
+    error = _refusal({"type": "player", "id": "P99", "name": "Ami\nSato", "group": "A"})
+    assert error.violation.field == "name"
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "limit"),
+    [
+        (
+            {"type": "player", "id": "P99", "name": "A" * (NAME_LIMIT + 1), "group": "A"},
+            "name",
+            NAME_LIMIT,
+        ),
+        ({**penalty(1, "P01", -5), "reason": "r" * (REASON_LIMIT + 1)}, "reason", REASON_LIMIT),
+        ({**hand(1, 1, 1, 1, {"kind": "draw"}), "id": "k" * 201}, "id", 200),
+    ],
+)
+def test_text_longer_than_its_bound_is_refused_naming_the_bound(
+    line: dict[str, Any], field: str, limit: int
+) -> None:
+    error = _refusal(line)
+
+    assert error.violation.field == field
+    assert f"at most {limit}" in str(error)
+
+
+def test_text_at_its_bound_and_in_any_script_is_taken() -> None:
+    name = "張" * NAME_LIMIT
+    tournament = replay_lines(
+        [
+            *texts(REGISTERED),
+            json.dumps({"type": "player", "id": "P99", "name": name, "group": "A"}),
+        ]
+    )
+
+    assert tournament.players["P99"].name == name
+
+
+def test_a_stored_line_is_read_as_it_is_even_past_the_bounds() -> None:
+    """A line stored before the bounds existed keeps its tournament readable."""
+    tournament = replay_lines(texts(TOURNAMENT), stored=True)
+    stored = json.dumps({"type": "player", "id": "P99", "name": "Ami\x00", "group": "A"})
+
+    apply_line(tournament, stored)
+
+    assert tournament.players["P99"].name == "Ami\x00"
+    assert parse_event(decode_line(stored, stored=True), stored=True)
