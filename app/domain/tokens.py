@@ -16,15 +16,19 @@ from app.domain.errors import MalformedInput
 DAY_ENDS_AT = time(4, 0)  # hall time: a token issued at 02:00 belongs to the evening before
 # The longest an organizer may make a token last: a tournament's days, not a season.
 MAX_TOKEN_LIFETIME = timedelta(days=14)
+# A token issued in the last hour of a day still lasts this long: a card handed out at 03:59
+# must not stop working a minute later, while its table is still playing.
+MIN_TOKEN_LIFETIME = timedelta(hours=1)
 
 
 def end_of_tournament_day(issued_at: datetime, hall: tzinfo) -> datetime:
-    """rule TK-1: the first `DAY_ENDS_AT` in the hall's time zone after `issued_at`, in UTC."""
+    """rule TK-1: the first `DAY_ENDS_AT` in the hall's time zone after `issued_at`, in UTC,
+    and never less than `MIN_TOKEN_LIFETIME` after it."""
     local = issued_at.astimezone(hall)
     end = datetime.combine(local.date(), DAY_ENDS_AT, tzinfo=hall)
     if end <= local:
         end = datetime.combine(local.date() + timedelta(days=1), DAY_ENDS_AT, tzinfo=hall)
-    return end.astimezone(UTC)
+    return max(end, issued_at + MIN_TOKEN_LIFETIME).astimezone(UTC)
 
 
 def check_expiry(expires_at: datetime, now: datetime) -> datetime:

@@ -21,6 +21,8 @@ LONDON = ZoneInfo("Europe/London")
         (datetime(2026, 12, 2, 22, 30, tzinfo=MACAU), datetime(2026, 12, 3, 4, 0, tzinfo=MACAU)),
         # at 02:00 the evening's play is still going on: it belongs to the evening's day
         (datetime(2026, 12, 3, 2, 0, tzinfo=MACAU), datetime(2026, 12, 3, 4, 0, tzinfo=MACAU)),
+        # in the day's last hour, a card still lasts an hour
+        (datetime(2026, 12, 3, 3, 30, tzinfo=MACAU), datetime(2026, 12, 3, 4, 30, tzinfo=MACAU)),
         # at 04:00 exactly the next day begins
         (datetime(2026, 12, 3, 4, 0, tzinfo=MACAU), datetime(2026, 12, 4, 4, 0, tzinfo=MACAU)),
     ],
