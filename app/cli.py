@@ -21,7 +21,7 @@ from app.domain.slips import seating_slips
 from app.domain.tournament import RoundState, Tournament
 from app.printouts.slips import render_slips_csv, render_slips_html
 from app.services.errors import NotFound
-from app.services.store import TournamentStore
+from app.services.store import TokenRecord, TournamentStore
 from app.settings import DEVELOPMENT_ADMIN_TOKEN, Settings, get_settings
 from app.web.addresses import loopback_warning, reach_lines
 from app.web.live_protocol import LiveFeedProtocol
@@ -297,9 +297,9 @@ def clocks(
 
 def _store() -> TournamentStore:
     """The store on the configured database, its schema migrated first."""
-    url = _settings("store").database_url
-    migrate(url)
-    return TournamentStore(make_engine(url))
+    settings = _settings("store")
+    migrate(settings.database_url)
+    return TournamentStore(make_engine(settings.database_url), hall_zone=settings.hall_zone)
 
 
 def _settings(command: str) -> Settings:
@@ -344,17 +344,96 @@ def export(tournament_id: TournamentArgument) -> None:
         sys.stdout.write(line + "\n")
 
 
+def _expiry(text: str | None) -> datetime | None:
+    """--expires: ISO 8601; a time without an offset is the hall's (SCOREBOARD_HALL_TIMEZONE)."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as error:
+        raise typer.BadParameter(
+            f"{text!r} is not a time; write it as 2026-12-02T23:00 (hall time) or "
+            "2026-12-02T15:00:00Z",
+            param_hint="--expires",
+        ) from error
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=_settings("token").hall_zone)
+    return moment
+
+
+def _token_line(record: TokenRecord) -> str:
+    expires = record.expires_at.strftime("%Y-%m-%d %H:%M UTC")
+    state = "live" if record.revoked_at is None else "revoked"
+    return f"token {record.id}: table {record.table}, expires {expires}, {state}"
+
+
 @cli.command()
 def token(
     tournament_id: TournamentArgument,
-    table: Annotated[int, typer.Option(min=1, help="The table the token may write to")],
+    table: Annotated[
+        int | None, typer.Option(min=1, help="The table the token may write to")
+    ] = None,
+    expires: Annotated[
+        str | None,
+        typer.Option(
+            help="When the token stops working (ISO 8601; without an offset, hall time). "
+            "Default: the end of the tournament day, 04:00 hall time (rule TK-1)"
+        ),
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Reissue: revoke the table's earlier tokens")
+    ] = False,
+    revoke: Annotated[
+        bool,
+        typer.Option(
+            "--revoke",
+            help="Revoke instead of issuing: every live token of --table, or the token --id",
+        ),
+    ] = False,
+    token_id: Annotated[
+        int | None, typer.Option("--id", min=1, help="With --revoke: the token's id")
+    ] = None,
+    show: Annotated[
+        bool, typer.Option("--list", help="List the live tokens (ids, tables, expiry)")
+    ] = False,
 ) -> None:
-    """Print a new bearer token for one table's judge (scoped to that table only)."""
+    """Print a new bearer token for one table's judge (scoped to that table only); or revoke
+    or list tokens. The token alone goes to stdout; what it is goes to stderr."""
     try:
-        typer.echo(_store().issue_token(tournament_id, table))
+        if show:
+            for record in _store().live_tokens(tournament_id):
+                typer.echo(_token_line(record))
+            return
+        if revoke:
+            if (table is None) == (token_id is None):
+                raise typer.BadParameter(
+                    "--revoke takes --table N (every live token of that table) or --id ID "
+                    "(one token), one of the two",
+                    param_hint="--revoke",
+                )
+            revoked = _store().revoke_tokens(tournament_id, token_id=token_id, table=table)
+            for record in revoked:
+                typer.echo(f"revoked {_token_line(record)}")
+            if not revoked:
+                typer.echo(f"table {table} has no live token", err=True)
+            return
+        if table is None:
+            raise typer.BadParameter("which table the token is for", param_hint="--table")
+        if token_id is not None:
+            raise typer.BadParameter("--id goes with --revoke", param_hint="--id")
+        issued = _store().issue_table_token(
+            tournament_id, table, expires_at=_expiry(expires), revoke_earlier=replace
+        )
     except NotFound as error:
         typer.echo(f"scoreboard token: {error}", err=True)
         raise typer.Exit(code=1) from error
+    except RuleViolation as violation:
+        typer.echo(f"scoreboard token: {violation}", err=True)
+        raise typer.Exit(code=2) from violation
+    typer.echo(issued.token)
+    typer.echo(f"scoreboard token: {_token_line(issued.record)}", err=True)
+    for record in issued.revoked:
+        typer.echo(f"scoreboard token: revoked {_token_line(record)}", err=True)
 
 
 def main() -> None:

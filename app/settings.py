@@ -1,8 +1,13 @@
 """The one settings class: every option comes from a `SCOREBOARD_*` environment variable."""
 
+import math
+import string
+from collections import Counter
+from datetime import datetime, tzinfo
 from functools import lru_cache
 from typing import Literal, Self
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -10,10 +15,54 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # Good enough on a laptop; rejected in production so that no deployment runs on a known secret.
 DEVELOPMENT_ADMIN_TOKEN = "development-admin-token"
 MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32
+# Guessing a 128-bit secret is out of reach; secrets.token_urlsafe(32) carries 256 bits.
+MIN_PRODUCTION_ADMIN_TOKEN_BITS = 128
+MAKE_A_TOKEN = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+# The character classes a guesser would try, by size (anything else counts as punctuation).
+_CLASSES = (string.ascii_lowercase, string.ascii_uppercase, string.digits)
+_OTHER_CLASS_SIZE = 33  # printable ASCII punctuation and space
+
+
+def estimated_entropy_bits(token: str) -> float:
+    """A deliberately pessimistic estimate of how many bits a guesser must cover.
+
+    Two estimates, and the smaller counts:
+    - per character, log2 of the pool of the character classes the token uses (lower case 26,
+      upper case 26, digits 10, anything else 33), over the characters a guesser could not
+      predict: a character that repeats the one before (`aa`), continues a run (`ab`, `21`),
+      or ends a 3-character piece seen earlier in the token (`abcabc`, `pass...pass`) counts
+      for nothing;
+    - the token's own Shannon entropy per character times its length, which catches a
+      token drawn from few distinct characters however they are arranged.
+    """
+    if not token:
+        return 0.0
+    used = [cls for cls in _CLASSES if any(char in cls for char in token)]
+    pool = sum(len(cls) for cls in used)
+    if any(not any(char in cls for cls in _CLASSES) for char in token):
+        pool += _OTHER_CLASS_SIZE
+    seen: set[str] = set()
+    unpredictable = 0
+    for index, char in enumerate(token):
+        piece = token[max(0, index - 2) : index + 1]
+        before = token[index - 1] if index else None
+        predictable = before is not None and (
+            char == before or abs(ord(char) - ord(before)) == 1 or piece in seen
+        )
+        if len(piece) == 3:
+            seen.add(piece)
+        unpredictable += not predictable
+    by_classes = unpredictable * math.log2(pool)
+    counts = Counter(token)
+    shannon = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    return min(by_classes, shannon * len(token))
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SCOREBOARD_")
+    # hide_input_in_errors: an error never echoes a value read from the environment (the
+    # admin token above all), only what the validators below say.
+    model_config = SettingsConfigDict(env_prefix="SCOREBOARD_", hide_input_in_errors=True)
 
     environment: Literal["development", "production"] = "development"
     database_url: str = "sqlite:///./scoreboard.db"
@@ -33,6 +82,31 @@ class Settings(BaseSettings):
     # is the other way round: it tells a client that the server is still there.)
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
+    # The hall's time zone (an IANA name such as Asia/Macau): a judge's table token expires
+    # at the end of the hall's tournament day (app/domain/tokens.py). Unset: this machine's.
+    hall_timezone: str | None = None
+
+    @field_validator("hall_timezone")
+    @classmethod
+    def _hall_timezone_is_known(cls, name: str | None) -> str | None:
+        if name is None or not name.strip():
+            return None
+        try:
+            ZoneInfo(name.strip())
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"SCOREBOARD_HALL_TIMEZONE must be a time zone name such as Asia/Macau or "
+                f"Europe/London, not {name!r}"
+            ) from None
+        return name.strip()
+
+    @property
+    def hall_zone(self) -> tzinfo:
+        if self.hall_timezone is not None:
+            return ZoneInfo(self.hall_timezone)
+        local = datetime.now().astimezone().tzinfo
+        assert local is not None
+        return local
 
     @field_validator("public_url")
     @classmethod
@@ -57,12 +131,22 @@ class Settings(BaseSettings):
         if self.environment != "production":
             return self
         token = self.admin_token.get_secret_value()
+        # The messages below never quote the token, not even in part: it is the secret.
         if token == DEVELOPMENT_ADMIN_TOKEN or len(token) < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH:
             raise ValueError(
                 "SCOREBOARD_ADMIN_TOKEN must be set to a secret of at least "
                 f"{MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when "
                 "SCOREBOARD_ENVIRONMENT=production (the development default is refused). "
-                "Generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+                f"Generate one with: {MAKE_A_TOKEN}"
+            )
+        bits = estimated_entropy_bits(token)
+        if bits < MIN_PRODUCTION_ADMIN_TOKEN_BITS:
+            raise ValueError(
+                "SCOREBOARD_ADMIN_TOKEN is too easy to guess for production: about "
+                f"{bits:.0f} bits of entropy estimated, at least "
+                f"{MIN_PRODUCTION_ADMIN_TOKEN_BITS} needed (repeated characters, runs such as "
+                "abc or 123, and repeated pieces count for nothing; a word or a pattern is "
+                f"not a secret). Generate one with: {MAKE_A_TOKEN}"
             )
         return self
 

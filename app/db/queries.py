@@ -104,10 +104,19 @@ def add_lines(session: Session, lines: Sequence[LogLine]) -> None:
 
 
 def insert_token(
-    session: Session, tournament_id: int, table: int, token_hash: str, at: datetime
+    session: Session,
+    tournament_id: int,
+    table: int,
+    token_hash: str,
+    at: datetime,
+    expires_at: datetime,
 ) -> TableToken:
     row = TableToken(
-        tournament_id=tournament_id, table_number=table, token_hash=token_hash, created_at=at
+        tournament_id=tournament_id,
+        table_number=table,
+        token_hash=token_hash,
+        created_at=at,
+        expires_at=expires_at,
     )
     session.add(row)
     session.flush()
@@ -115,19 +124,36 @@ def insert_token(
 
 
 def token_by_hash(session: Session, token_hash: str) -> TableToken | None:
+    """The token with this hash, revoked or expired too: the caller says which (rule TK-2)."""
+    return session.exec(select(TableToken).where(TableToken.token_hash == token_hash)).first()
+
+
+def token_by_id(session: Session, tournament_id: int, token_id: int) -> TableToken | None:
     return session.exec(
         select(TableToken).where(
-            TableToken.token_hash == token_hash, col(TableToken.revoked_at).is_(None)
+            TableToken.id == token_id, TableToken.tournament_id == tournament_id
         )
     ).first()
 
 
-def tokens_of(session: Session, tournament_id: int) -> Sequence[TableToken]:
-    return session.exec(
-        select(TableToken)
-        .where(TableToken.tournament_id == tournament_id, col(TableToken.revoked_at).is_(None))
-        .order_by(col(TableToken.table_number), col(TableToken.id))
-    ).all()
+def tokens_of(
+    session: Session, tournament_id: int, *, live_at: datetime | None = None
+) -> Sequence[TableToken]:
+    """The tournament's tokens not revoked, by table; with `live_at`, not expired then."""
+    query = select(TableToken).where(
+        TableToken.tournament_id == tournament_id, col(TableToken.revoked_at).is_(None)
+    )
+    if live_at is not None:
+        query = query.where(col(TableToken.expires_at) > live_at)
+    return session.exec(query.order_by(col(TableToken.table_number), col(TableToken.id))).all()
+
+
+def revoke_tokens(session: Session, rows: Sequence[TableToken], at: datetime) -> None:
+    for row in rows:
+        if row.revoked_at is None:
+            row.revoked_at = at
+            session.add(row)
+    session.flush()
 
 
 # -- idempotency keys --------------------------------------------------------------------

@@ -54,6 +54,8 @@ class TableToken(SQLModel, table=True):
     table_number: int
     token_hash: str = Field(unique=True, index=True)
     created_at: datetime = Field(sa_column=_utc_column())
+    # rule TK-1: the end of its tournament day, or the organizer's time (migration 0002)
+    expires_at: datetime = Field(sa_column=_utc_column())
     revoked_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
 
 

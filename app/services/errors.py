@@ -18,3 +18,7 @@ class IdempotencyInProgress(Exception):
 
 class Forbidden(Exception):
     """The credential is valid but not for this table or tournament. HTTP 403."""
+
+
+class TokenRefused(Exception):
+    """A judge's table token that is unknown, revoked or expired (rule TK-2). HTTP 401."""

@@ -15,14 +15,14 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.db import queries
-from app.db.tables import LogLine
+from app.db.tables import LogLine, TableToken
 from app.domain.errors import RuleViolation
 from app.domain.log import (
     Event,
@@ -34,8 +34,9 @@ from app.domain.log import (
 )
 from app.domain.replay import apply_line, replay_lines
 from app.domain.text import check_tree
+from app.domain.tokens import check_expiry, end_of_tournament_day, refusal
 from app.domain.tournament import Tournament
-from app.services.errors import NotFound
+from app.services.errors import NotFound, TokenRefused
 
 T = TypeVar("T")
 
@@ -86,15 +87,53 @@ class Author:
         return f"judge table {self.table}" if self.table is not None else self.entered_by
 
 
+@dataclass(frozen=True)
+class TokenRecord:
+    """A judge's table token as the organizer sees it: never the token itself."""
+
+    id: int
+    tournament_id: int
+    table: int
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+
+    @classmethod
+    def of(cls, row: TableToken) -> TokenRecord:
+        assert row.id is not None
+        return cls(
+            row.id,
+            row.tournament_id,
+            row.table_number,
+            queries.as_utc(row.created_at),
+            queries.as_utc(row.expires_at),
+            None if row.revoked_at is None else queries.as_utc(row.revoked_at),
+        )
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: str  # shown once: only its hash is kept
+    record: TokenRecord
+    revoked: tuple[TokenRecord, ...]  # the table's earlier tokens, when asked to revoke them
+
+
 Publisher = Callable[[Appended], None]
 # What to append, decided on the state the append extends (see TournamentStore.append).
 Decide = Callable[[Tournament], Sequence[Event]]
 
 
 class TournamentStore:
-    def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        hall_zone: tzinfo = UTC,
+    ) -> None:
         self.engine = engine
         self.clock = clock
+        self.hall_zone = hall_zone  # whose day a table token lasts (rule TK-1)
         self._cache: dict[int, _Cached] = {}
         self._locks: dict[int, threading.RLock] = {}
         self._locks_guard = threading.Lock()
@@ -213,14 +252,92 @@ class TournamentStore:
         return appended
 
     def issue_token(self, tournament_id: int, table: int) -> str:
-        """A new bearer token for one table's tablet; only its hash is stored."""
+        """A new bearer token for one table's tablet, until the end of the tournament day."""
+        return self.issue_table_token(tournament_id, table).token
+
+    def issue_table_token(
+        self,
+        tournament_id: int,
+        table: int,
+        *,
+        expires_at: datetime | None = None,
+        revoke_earlier: bool = False,
+    ) -> IssuedToken:
+        """A new bearer token for one table's tablet; only its hash is stored. It expires
+        at the end of the hall's tournament day, or at `expires_at` (rule TK-1). Reissuing
+        with `revoke_earlier` revokes the table's other live tokens in the same commit."""
         token = secrets.token_urlsafe(24)
+        now = self.clock()
+        until = (
+            end_of_tournament_day(now, self.hall_zone)
+            if expires_at is None
+            else check_expiry(expires_at, now)
+        )
         with Session(self.engine) as session:
             if queries.get_tournament(session, tournament_id) is None:
                 raise NotFound(f"tournament {tournament_id} does not exist")
-            queries.insert_token(session, tournament_id, table, token_hash(token), self.clock())
+            revoked: list[TableToken] = []
+            if revoke_earlier:
+                revoked = [
+                    row
+                    for row in queries.tokens_of(session, tournament_id, live_at=now)
+                    if row.table_number == table
+                ]
+                queries.revoke_tokens(session, revoked, now)
+            row = queries.insert_token(session, tournament_id, table, token_hash(token), now, until)
             session.commit()
-        return token
+            return IssuedToken(
+                token, TokenRecord.of(row), tuple(TokenRecord.of(r) for r in revoked)
+            )
+
+    def live_tokens(self, tournament_id: int) -> list[TokenRecord]:
+        """The tokens that open a table now: neither revoked nor expired."""
+        with Session(self.engine) as session:
+            if queries.get_tournament(session, tournament_id) is None:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            rows = queries.tokens_of(session, tournament_id, live_at=self.clock())
+            return [TokenRecord.of(row) for row in rows]
+
+    def revoke_tokens(
+        self, tournament_id: int, *, token_id: int | None = None, table: int | None = None
+    ) -> list[TokenRecord]:
+        """rule TK-2: revoke one token (by its id) or every live token of a table. The next
+        request with a revoked token, on any process, gets 401: each one reads this row.
+        A token revoked before is answered as it stands."""
+        now = self.clock()
+        with Session(self.engine) as session:
+            if queries.get_tournament(session, tournament_id) is None:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            if token_id is not None:
+                row = queries.token_by_id(session, tournament_id, token_id)
+                if row is None:
+                    raise NotFound(
+                        f"tournament {tournament_id} has no table token with id {token_id}"
+                    )
+                rows = [row]
+            else:
+                rows = [
+                    row
+                    for row in queries.tokens_of(session, tournament_id, live_at=now)
+                    if row.table_number == table
+                ]
+            queries.revoke_tokens(session, rows, now)
+            session.commit()
+            return [TokenRecord.of(row) for row in rows]
+
+    def judge_token(self, token: str) -> TokenRecord:
+        """The live token a judge's request carries (rule TK-2), read from the database on
+        every request, so a revocation by any process holds at once; `TokenRefused` says
+        whether it is unknown, revoked or expired (never quoting it)."""
+        with Session(self.engine) as session:
+            row = queries.token_by_hash(session, token_hash(token))
+            if row is None:
+                raise TokenRefused("this table token is not known")
+            record = TokenRecord.of(row)
+        why = refusal(record.revoked_at, record.expires_at, self.clock())
+        if why is not None:
+            raise TokenRefused(f"{why}; ask the organizer for a new one")
+        return record
 
     def create(self, declared: TournamentDeclared, author: Author) -> Appended:
         at = self.clock()

@@ -114,6 +114,7 @@ function signOut(message = "") {
   view.feed = null;
   view.cards.clear();
   $("#token-cards").replaceChildren();
+  $("#live-tokens").replaceChildren();
   showGate(message);
 }
 
@@ -418,10 +419,24 @@ function wireForms() {
     await loadLinks(text(data, "player"), text(data, "table"));
   }, { changes: false });
 
-  onSubmit("tokens-form", async (_, which) => {
+  onSubmit("tokens-form", async (data, which) => {
     const tables = which === "all" ? roundTables() : [Number(which)];
-    await runLimited(tables, TOKEN_REQUESTS_AT_ONCE, issueToken);
+    const how = { revoke_earlier: data.get("replace") === "on" };
+    if (text(data, "expires")) how.expires_at = isoTime(data, "expires");
+    await runLimited(tables, TOKEN_REQUESTS_AT_ONCE, (table) => issueToken(table, how));
     activity(`Judges' tokens issued for table${tables.length > 1 ? "s" : ""} ${tables.join(", ")}`);
+    await loadLiveTokens();
+  }, { changes: false });
+
+  // A Revoke button's value: "token:ID" (one token) or "table:N" (every live token of it).
+  onSubmit("revoke-form", async (_, which) => {
+    const [kind, value] = which.split(":");
+    const path = kind === "table" ? api(`/tables/${value}/tokens`) : api(`/tokens/${value}`);
+    const answer = await getJSON(path, { method: "DELETE" });
+    for (const token of answer.revoked) dropCard(token.id);
+    const ids = answer.revoked.map((token) => token.id);
+    activity(`Revoked ${ids.length} table token${ids.length === 1 ? "" : "s"} (${ids.join(", ")})`);
+    await loadLiveTokens();
   }, { changes: false });
   $("#print-tokens").addEventListener("click", printTokenCards);
 
@@ -542,6 +557,7 @@ async function openTournament(tid, push) {
   view.shownStandings = null;
   view.cards.clear();
   $("#token-cards").replaceChildren();
+  $("#live-tokens").replaceChildren();
   $("#round-end").hidden = true;
   if (push) history.pushState({}, "", `/admin/${tid}`);
   $("#pick").value = String(tid);
@@ -555,6 +571,9 @@ async function openTournament(tid, push) {
   $("#links-player").value = "";
   await loadLinks().catch((error) => {
     $("#links-form output").textContent = error.message;
+  });
+  await loadLiveTokens().catch((error) => {
+    $("#revoke-form output").textContent = error.message;
   });
   view.feed = new LiveFeed(tid, ["standings", "clocks"], {
     onState: liveState,
@@ -1146,11 +1165,56 @@ function showRoundEnd(ended) {
 
 // -- judges' tokens ---------------------------------------------------------------------------
 
-async function issueToken(table) {
-  const issued = await post(api("/tokens"), { table });
+async function issueToken(table, how = {}) {
+  const issued = await post(api("/tokens"), { table, ...how });
+  for (const token of issued.revoked) dropCard(token.id);
   const card = await post(`/admin/${view.tid}/judge-card`, { token: issued.token });
   view.cards.set(table, card);
   showCard(card);
+}
+
+const untilText = (iso) =>
+  new Date(iso).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+
+// The live tokens of the tournament, each with its Revoke button (the token itself is never
+// shown again: only its id, its table and its end).
+async function loadLiveTokens() {
+  if (!view.tid) return;
+  const tokens = await getJSON(api("/tokens"));
+  const perTable = new Map();
+  for (const token of tokens) perTable.set(token.table, (perTable.get(token.table) ?? 0) + 1);
+  const shownTables = new Set();
+  const items = [];
+  for (const token of tokens) {
+    const buttons = [
+      el("button", { class: "small quiet", name: "revoke", value: `token:${token.id}` }, "Revoke"),
+    ];
+    if (perTable.get(token.table) > 1 && !shownTables.has(token.table)) {
+      shownTables.add(token.table);
+      buttons.push(
+        el("button", { class: "small quiet", name: "revoke", value: `table:${token.table}` },
+          `Revoke all ${perTable.get(token.table)} of table ${token.table}`),
+      );
+    }
+    items.push(
+      el("li", { dataset: { token: token.id, table: token.table } },
+        `Table ${token.table} · token ${token.id} · until ${untilText(token.expires_at)} `,
+        ...buttons),
+    );
+  }
+  $("#live-tokens").replaceChildren(
+    ...(items.length ? items : [el("li", { class: "muted" }, "None: no tablet is signed in.")]),
+  );
+}
+
+// A card of a revoked token would sign a tablet in to nothing: it goes.
+function dropCard(tokenId) {
+  for (const [table, card] of view.cards) {
+    if (card.token_id !== tokenId) continue;
+    view.cards.delete(table);
+    $(`#token-cards .token-card[data-table="${table}"]`)?.remove();
+  }
+  $("#print-tokens").hidden = view.cards.size === 0;
 }
 
 async function runLimited(items, limit, work) {
@@ -1172,6 +1236,7 @@ function showCard(card) {
     el("h3", {}, `Table ${card.table}`),
     code,
     el("figcaption", { class: "url" }, card.url),
+    el("p", { class: "muted" }, `token ${card.token_id} · until ${untilText(card.expires_at)}`),
     card.warning ? el("p", { class: "address-warning", role: "alert" }, card.warning) : null,
   );
   const holder = $("#token-cards");

@@ -271,14 +271,13 @@ class Tablet {
   // ---- start ----
 
   async start() {
-    const url = new URL(location.href);
-    const fromUrl = url.searchParams.get("token");
-    if (fromUrl) {
-      localStorage.setItem(TOKEN_KEY, fromUrl);
-      url.searchParams.delete("token");
-      // The token must not stay in the address bar, the history or a screenshot.
-      history.replaceState(null, "", url.pathname + url.search + url.hash);
-    }
+    this.takeTokenFromAddress();
+    // A card scanned while the page is open changes only the fragment: no new page load.
+    window.addEventListener("hashchange", () => {
+      if (!new URLSearchParams(location.hash.replace(/^#/, "")).has("token")) return;
+      this.takeTokenFromAddress();
+      location.reload();
+    });
     this.token = localStorage.getItem(TOKEN_KEY);
     this.bindStatic();
     this.registerServiceWorker();
@@ -315,6 +314,23 @@ class Tablet {
   registerServiceWorker() {
     if (!("serviceWorker" in navigator)) return; // plain http on a LAN address: see docs/https.md
     navigator.serviceWorker.register("/judge/sw.js", { scope: "/judge" }).catch(() => {});
+  }
+
+  // The judge's card opens /judge#token=...: a browser never sends the fragment, so no
+  // server or proxy log sees the token. An older card's /judge?token=... still works (the
+  // server's access log redacts it, app/web/logs.py). Either way the token is kept in
+  // localStorage and taken out of the address at once: not in the address bar, the history,
+  // a bookmark or a screenshot.
+  takeTokenFromAddress() {
+    const url = new URL(location.href);
+    const fragment = new URLSearchParams(url.hash.replace(/^#/, ""));
+    const token = fragment.get("token") || url.searchParams.get("token");
+    if (!fragment.has("token") && !url.searchParams.has("token")) return;
+    if (token) localStorage.setItem(TOKEN_KEY, token.trim());
+    fragment.delete("token");
+    url.searchParams.delete("token");
+    const rest = fragment.toString();
+    history.replaceState(history.state, "", url.pathname + url.search + (rest ? `#${rest}` : ""));
   }
 
   showNoToken(message = "") {

@@ -14,6 +14,7 @@ from app.realtime.hub import Hub
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
+from app.web.logs import redact_tokens_in_server_logs
 
 
 class AppState(TypedDict):
@@ -53,13 +54,15 @@ def head_as_get(app: ASGIApp) -> ASGIApp:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application; nothing is opened or connected until its lifespan starts."""
     app_settings = settings if settings is not None else get_settings()
+    # An old judge's card's /judge?token=... must not leave the token in the access log.
+    redact_tokens_in_server_logs()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[AppState]:
         # The server brings the schema to the newest revision before it serves (README).
         migrate(app_settings.database_url)
         engine = make_engine(app_settings.database_url)
-        store = TournamentStore(engine)
+        store = TournamentStore(engine, hall_zone=app_settings.hall_zone)
         hub = Hub(store)
         await hub.start()
         store.subscribers.append(hub.committed)

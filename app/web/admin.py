@@ -8,9 +8,11 @@ transaction and answers with the new version and the lines it appended.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi import Path as FastApiPath
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -18,9 +20,16 @@ from app.domain.draw import RoundDraw
 from app.domain.replay import standings_report
 from app.services import admin
 from app.services.admin import PlayerRow
-from app.services.store import Appended
+from app.services.store import Appended, TokenRecord
 from app.web.answers import Recorded, recorded, recorded_fields
-from app.web.deps import MAX_NUMBER, RoundNumber, StoreDep, TournamentId, require_admin
+from app.web.deps import (
+    MAX_NUMBER,
+    RoundNumber,
+    StoreDep,
+    TableNumber,
+    TournamentId,
+    require_admin,
+)
 from app.web.errors import (
     PROBLEM_RESPONSES,
     Problem,
@@ -203,12 +212,52 @@ class RoundEndAnswer(Recorded):
 
 class TokenBody(AdminRequest):
     table: int = Field(ge=1, le=MAX_NUMBER)
+    expires_at: datetime | None = Field(
+        default=None,
+        description="When the token stops opening the table (rule TK-1); by default the end "
+        "of the hall's tournament day (04:00 hall time, SCOREBOARD_HALL_TIMEZONE)",
+    )
+    revoke_earlier: bool = Field(
+        default=False,
+        description="Reissue: revoke the table's other live tokens in the same step",
+    )
+
+
+class TokenInfo(BaseModel):
+    """A table token as the organizer sees it, without the token itself."""
+
+    id: int
+    tournament: int
+    table: int
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+
+    @classmethod
+    def of(cls, record: TokenRecord) -> TokenInfo:
+        return cls(
+            id=record.id,
+            tournament=record.tournament_id,
+            table=record.table,
+            created_at=record.created_at,
+            expires_at=record.expires_at,
+            revoked_at=record.revoked_at,
+        )
 
 
 class TokenAnswer(BaseModel):
     tournament: int
     table: int
     token: str = Field(description="The judge's bearer token; shown once, only its hash is kept")
+    id: int = Field(description="What the token is revoked by (DELETE .../tokens/{id})")
+    expires_at: datetime
+    revoked: list[TokenInfo] = Field(description="The table's earlier tokens revoked with it")
+
+
+class RevokedAnswer(BaseModel):
+    revoked: list[TokenInfo] = Field(
+        description="The tokens revoked; a judge's request with any of them now gets 401"
+    )
 
 
 def _lines(
@@ -416,6 +465,44 @@ def end_round(
 
 @router.post("/{tournament_id}/tokens", status_code=201, response_model=TokenAnswer)
 def issue_token(tournament_id: TournamentId, body: TokenBody, store: StoreDep) -> TokenAnswer:
-    """A new bearer token for one table's judge, scoped to that table only."""
-    token = store.issue_token(tournament_id, body.table)
-    return TokenAnswer(tournament=tournament_id, table=body.table, token=token)
+    """A new bearer token for one table's judge, scoped to that table only. It expires at
+    the end of the hall's tournament day, or at `expires_at` (rule TK-1); with
+    `revoke_earlier` it replaces the table's other tokens."""
+    issued = store.issue_table_token(
+        tournament_id, body.table, expires_at=body.expires_at, revoke_earlier=body.revoke_earlier
+    )
+    return TokenAnswer(
+        tournament=tournament_id,
+        table=body.table,
+        token=issued.token,
+        id=issued.record.id,
+        expires_at=issued.record.expires_at,
+        revoked=[TokenInfo.of(record) for record in issued.revoked],
+    )
+
+
+@router.get("/{tournament_id}/tokens", response_model=list[TokenInfo])
+def live_tokens(tournament_id: TournamentId, store: StoreDep) -> list[TokenInfo]:
+    """The table tokens that open a table now (neither revoked nor expired), by table."""
+    return [TokenInfo.of(record) for record in store.live_tokens(tournament_id)]
+
+
+@router.delete("/{tournament_id}/tokens/{token_id}", response_model=RevokedAnswer)
+def revoke_token(
+    tournament_id: TournamentId,
+    token_id: Annotated[int, FastApiPath(ge=1, le=MAX_NUMBER)],
+    store: StoreDep,
+) -> RevokedAnswer:
+    """Revoke one table token (rule TK-2): the tablet that holds it gets 401 on its next
+    request, on every process. Revoking it again answers it as it stands."""
+    revoked = store.revoke_tokens(tournament_id, token_id=token_id)
+    return RevokedAnswer(revoked=[TokenInfo.of(record) for record in revoked])
+
+
+@router.delete("/{tournament_id}/tables/{table}/tokens", response_model=RevokedAnswer)
+def revoke_table_tokens(
+    tournament_id: TournamentId, table: TableNumber, store: StoreDep
+) -> RevokedAnswer:
+    """Revoke every live token of one table (rule TK-2), say for a tablet that was lost."""
+    revoked = store.revoke_tokens(tournament_id, table=table)
+    return RevokedAnswer(revoked=[TokenInfo.of(record) for record in revoked])

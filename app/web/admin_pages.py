@@ -21,9 +21,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
-from sqlmodel import Session
 
-from app.db import queries
 from app.domain.ariari import points_shown
 from app.domain.errors import IllegalMove
 from app.domain.hands import PlayerId
@@ -32,14 +30,14 @@ from app.domain.numbers import exact, shown
 from app.domain.slips import Slip, seating_slips
 from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
-from app.services.errors import NotFound
+from app.services.errors import NotFound, TokenRefused
 from app.services.feeds import NAMES as FEED_NAMES
 from app.services.feeds import distance_shown, is_ariari, total_shown
 
 # The public API's registration shape, round lookup and per-version report: the console and
 # the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
 from app.services.reports import latest_report, round_state
-from app.services.store import TournamentStore, token_hash
+from app.services.store import TournamentStore
 from app.web.addresses import loopback_warning, public_base
 from app.web.deps import MAX_NUMBER, AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
 from app.web.errors import UnfinishedTableAnswer, unfinished_answer
@@ -301,6 +299,8 @@ class JudgeCardBody(BaseModel):
 class JudgeCard(BaseModel):
     tournament: int
     table: int
+    token_id: int = Field(description="What the console revokes the token by")
+    expires_at: datetime = Field(description="When the token stops opening the table")
     url: str = Field(description="The judge's page with the token, which the QR code opens")
     svg: str = Field(description="The QR code as inline SVG")
     warning: str | None = Field(
@@ -310,8 +310,9 @@ class JudgeCard(BaseModel):
 
 def judge_url(base_url: str, token: str) -> str:
     """The judge's tablet page, signed in by the token (the page asks the server which
-    table it opens, and takes the token out of its address)."""
-    return f"{base_url.rstrip('/')}/judge?token={quote(token, safe='')}"
+    table it opens, and takes the token out of its address). The token rides in the
+    fragment, which a browser never sends: no server or proxy access log can see it."""
+    return f"{base_url.rstrip('/')}/judge#token={quote(token, safe='')}"
 
 
 @router.post("/admin/{tournament_id}/judge-card", response_model=JudgeCard)
@@ -325,14 +326,18 @@ def judge_card(
 ) -> JudgeCard:
     """The QR code of a token just issued (POST /api/tournaments/{tid}/tokens) for the
     tablet to scan. Only tokens of this tournament that are still valid get a card."""
-    with Session(store.engine) as session:
-        row = queries.token_by_hash(session, token_hash(body.token))
-    if row is None or row.tournament_id != tournament_id:
+    try:
+        issued = store.judge_token(body.token)
+    except TokenRefused:
+        issued = None
+    if issued is None or issued.tournament_id != tournament_id:
         raise NotFound(f"this token is not a valid table token of tournament {tournament_id}")
     url = judge_url(public_base(request, settings), body.token)
     return JudgeCard(
         tournament=tournament_id,
-        table=row.table_number,
+        table=issued.table,
+        token_id=issued.id,
+        expires_at=issued.expires_at,
         url=url,
         svg=qr_svg(url),
         warning=loopback_warning(url),

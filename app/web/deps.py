@@ -8,10 +8,9 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlmodel import Session
 
-from app.db import queries
-from app.services.store import TournamentStore, token_hash
+from app.services.errors import TokenRefused
+from app.services.store import TournamentStore
 from app.settings import Settings
 
 # Tournament ids, rounds, tables and hands fit the database's 32-bit integers; a bigger
@@ -63,11 +62,12 @@ class Judge:
 def require_judge(store: StoreDep, credentials: Credentials) -> Judge:
     if credentials is None:
         raise _unauthorized("a table token is needed (Authorization: Bearer ...)")
-    with Session(store.engine) as session:
-        row = queries.token_by_hash(session, token_hash(credentials.credentials))
-    if row is None or row.id is None:
-        raise _unauthorized("this table token is not known or was revoked")
-    return Judge(row.tournament_id, row.table_number, row.id)
+    try:
+        # Read from the database on every request: a revocation holds at once everywhere.
+        token = store.judge_token(credentials.credentials)
+    except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
+        raise _unauthorized(str(refused)) from None
+    return Judge(token.tournament_id, token.table, token.id)
 
 
 AdminDep = Annotated[None, Depends(require_admin)]

@@ -2,8 +2,10 @@
 and `whoami`, which tells the page whose table its bearer token opens.
 
 The page itself carries nothing secret: the tablet brings the table token (from the admin's
-QR code, `/judge?token=...`), keeps it in localStorage, and sends it as a bearer token to
-the judges' API, which does every check.
+QR code, `/judge#token=...`: in the fragment, which the browser never sends, so no access log
+sees it), keeps it in localStorage, and sends it as a bearer token to the judges' API, which
+does every check. An older card's `/judge?token=...` still signs the tablet in; the access
+log redacts it (app/web/logs.py) and the page takes it out of its address at once.
 """
 
 from __future__ import annotations

@@ -161,9 +161,9 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     for card in page.locator("#token-cards .token-card").all():
         url = card.locator(".url").inner_text()
         # The address the console was opened at (issue 13), flagged: it is loopback.
-        assert url.startswith(f"{base}/judge?token=")
+        assert url.startswith(f"{base}/judge#token=")
         expect(card.locator(".address-warning")).to_contain_text("cannot open it")
-        tokens[int(card.get_attribute("data-table"))] = parse_qs(urlsplit(url).query)["token"][0]
+        tokens[int(card.get_attribute("data-table"))] = parse_qs(urlsplit(url).fragment)["token"][0]
     assert sorted(tokens) == sorted(table for _, table in first)
 
     # 5. Segment 1 of group A opens: its clocks run, so its judges record each deal.

@@ -275,7 +275,7 @@ def test_a_judge_card_is_the_qr_code_of_the_judges_page_with_the_token(
     assert answer.status_code == 200, answer.text
     shown = answer.json()
     assert shown["table"] == 3 and shown["tournament"] == started.id
-    assert shown["url"] == f"http://testserver/judge?token={issued['token']}"
+    assert shown["url"] == f"http://testserver/judge#token={issued['token']}"
     assert shown["warning"] is None
     assert shown["svg"].startswith("<svg") and shown["svg"].rstrip().endswith("</svg>")
 
@@ -311,7 +311,7 @@ def test_qr_codes_open_the_address_the_console_was_opened_at(
     started = start(client, admin_headers)
     hall = {**admin_headers, "Host": "192.168.1.10:8101"}
     token, shown = issued_card(client, hall, started.id, 2)
-    assert shown["url"] == f"http://192.168.1.10:8101/judge?token={token}"
+    assert shown["url"] == f"http://192.168.1.10:8101/judge#token={token}"
     assert shown["warning"] is None
     state = client.get(f"/admin/{started.id}/state", headers=hall).json()
     assert state["public_url"] == "http://192.168.1.10:8101"
@@ -328,7 +328,7 @@ def test_a_qr_code_that_opens_this_machine_only_is_flagged(
     started = start(client, admin_headers)
     local = {**admin_headers, "Host": "127.0.0.1:8101"}
     _, shown = issued_card(client, local, started.id, 1)
-    assert shown["url"].startswith("http://127.0.0.1:8101/judge?token=")
+    assert shown["url"].startswith("http://127.0.0.1:8101/judge#token=")
     assert "tablets and phones cannot open it" in shown["warning"]
     session = client.get("/admin/session", headers=local).json()
     assert session["public_url"] == "http://127.0.0.1:8101"
@@ -351,7 +351,7 @@ def test_the_public_url_setting_wins_over_the_request(database_url: str) -> None
     with TestClient(create_app(settings)) as client:
         started = start(client, admin)
         token, shown = issued_card(client, admin, started.id, 1)
-        assert shown["url"] == f"https://scores.example.org/judge?token={token}"
+        assert shown["url"] == f"https://scores.example.org/judge#token={token}"
         assert shown["warning"] is None
         session = client.get("/admin/session", headers=admin).json()
         assert session["public_url_set"] is True

@@ -1,10 +1,17 @@
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from alembic import command
+from alembic.autogenerate import compare_metadata
 from alembic.config import Config
+from alembic.migration import MigrationContext
+from sqlmodel import Session, SQLModel, select
 
+from app.db.engine import normalize_url
+from app.db.queries import as_utc
+from app.db.tables import TableToken
 from app.settings import get_settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,3 +36,72 @@ def test_upgrade_head_reads_the_database_url_from_settings(
         assert "alembic_version" in sa.inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def _config(url: str) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    config.set_main_option("sqlalchemy.url", normalize_url(url))
+    config.attributes["configure_logger"] = False
+    return config
+
+
+def test_tokens_issued_before_expiry_existed_get_one_day(database_url: str) -> None:
+    # Issue 14, rule TK-1: a token of revision 0001 had no end; after 0002 it lasts one day.
+    config = _config(database_url)
+    command.upgrade(config, "0001")
+    engine = sa.create_engine(normalize_url(database_url))
+    issued = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO tournaments (id, name, version, created_at) "
+                    "VALUES (1, 'Macau', 0, :at)"
+                ),
+                {"at": issued},
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO table_tokens (tournament_id, table_number, token_hash, "
+                    "created_at) VALUES (1, 3, 'hash', :at)"
+                ),
+                {"at": issued},
+            )
+
+        command.upgrade(config, "head")
+
+        with Session(engine) as session:
+            row = session.exec(select(TableToken)).one()
+            assert as_utc(row.expires_at) == issued + timedelta(days=1)
+        column = next(
+            c for c in sa.inspect(engine).get_columns("table_tokens") if c["name"] == "expires_at"
+        )
+        assert column["nullable"] is False
+    finally:
+        engine.dispose()
+
+
+def test_the_migrations_build_the_tables_the_models_describe(database_url: str) -> None:
+    command.upgrade(_config(database_url), "head")
+    engine = sa.create_engine(normalize_url(database_url))
+    try:
+        with engine.connect() as connection:
+            context = MigrationContext.configure(connection)
+            differences = compare_metadata(context, SQLModel.metadata)
+    finally:
+        engine.dispose()
+
+    assert differences == []
+
+
+def test_downgrade_to_0001_drops_the_expiry(database_url: str) -> None:
+    config = _config(database_url)
+    command.upgrade(config, "head")
+    command.downgrade(config, "0001")
+    engine = sa.create_engine(normalize_url(database_url))
+    try:
+        names = {c["name"] for c in sa.inspect(engine).get_columns("table_tokens")}
+    finally:
+        engine.dispose()
+    assert "expires_at" not in names

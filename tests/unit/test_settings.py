@@ -1,7 +1,15 @@
+import secrets
+from collections.abc import Callable
+
 import pytest
 from pydantic import ValidationError
 
-from app.settings import DEVELOPMENT_ADMIN_TOKEN, Settings
+from app.settings import (
+    DEVELOPMENT_ADMIN_TOKEN,
+    MIN_PRODUCTION_ADMIN_TOKEN_BITS,
+    Settings,
+    estimated_entropy_bits,
+)
 
 STRONG_TOKEN = "x7Yq2-9fKpL0wRt3ZbN8vC1mHs4JdE6a"
 
@@ -66,3 +74,76 @@ def test_unknown_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
 
     with pytest.raises(ValidationError, match="environment"):
         Settings()
+
+
+# Issue 14: a production admin token of 32 a's was accepted, length being the only check.
+WEAK_TOKENS = [
+    "a" * 32,
+    "abc" * 11,
+    "password1234" * 3,
+    "Password1234!" * 4,
+    "0123456789abcdefghijklmnopqrstuvwxyz",
+    "P@ssw0rd" * 8,
+]
+
+
+@pytest.mark.parametrize("token", WEAK_TOKENS)
+def test_production_with_a_guessable_admin_token_is_refused_with_advice(
+    monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", token)
+
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+
+    message = str(refused.value)
+    assert "too easy to guess" in message
+    assert f"at least {MIN_PRODUCTION_ADMIN_TOKEN_BITS}" in message
+    assert "secrets.token_urlsafe(32)" in message
+    assert_no_part_of(token, message)
+
+
+@pytest.mark.parametrize(
+    "token", ["a" * 32, "Zq7-Lp2x-Wv9k-Rt4m-Nb6c-Hj1s-Fy", DEVELOPMENT_ADMIN_TOKEN]
+)
+def test_the_refusal_never_prints_any_part_of_the_token(
+    monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    # Before: pydantic's message ended with input_value={..., 'admin_token': 'aaaa...aaa'}.
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", token)
+
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+
+    assert "input_value" not in str(refused.value)
+    if token != DEVELOPMENT_ADMIN_TOKEN:  # the known default may be named, it is no secret
+        assert_no_part_of(token, str(refused.value))
+
+
+@pytest.mark.parametrize("make", [secrets.token_urlsafe, secrets.token_hex])
+def test_tokens_made_as_the_advice_says_pass(
+    monkeypatch: pytest.MonkeyPatch, make: Callable[[int], str]
+) -> None:
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    for _ in range(200):
+        token = make(32)
+        assert estimated_entropy_bits(token) >= MIN_PRODUCTION_ADMIN_TOKEN_BITS, token
+        monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", token)
+        assert Settings().admin_token.get_secret_value() == token
+
+
+@pytest.mark.parametrize(
+    ("token", "most"),
+    [("", 0), ("a" * 64, 5), ("ab" * 32, 10), ("abcdefgh" * 8, 40), ("12345678" * 8, 20)],
+)
+def test_repeats_runs_and_repeated_pieces_count_for_nothing(token: str, most: float) -> None:
+    assert estimated_entropy_bits(token) <= most
+
+
+def assert_no_part_of(token: str, message: str) -> None:
+    """No 6 characters of the token in a row appear in the message."""
+    for start in range(max(1, len(token) - 5)):
+        piece = token[start : start + 6]
+        assert piece not in message, f"{piece!r} of the token is in the message"

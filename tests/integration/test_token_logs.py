@@ -1,0 +1,84 @@
+"""No table token reaches a log line (issue 14): `scoreboard serve` as a real process, its
+access log on, its stdout and stderr read after a day's token traffic: an old card's
+`/judge?token=...` page load, bearer requests, a wrong token, a revocation by another
+process (`scoreboard token --revoke`) and the revoked token's next request."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from judging_setup import club_opening, hand, self_draw
+from websockets.sync.client import connect
+
+from app.settings import DEVELOPMENT_ADMIN_TOKEN
+from bench.load import ROOT, Server, free_port, import_log
+
+ADMIN = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
+WRONG_TOKEN = "Wr0ngT0ken-nobody-was-given-QZ7"
+
+
+def scoreboard(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "SCOREBOARD_DATABASE_URL": database_url},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_no_token_reaches_any_line_the_server_writes(database_url: str, tmp_path: Path) -> None:
+    tid = import_log(database_url, club_opening(), tmp_path)
+    issued = scoreboard(database_url, "token", str(tid), "--table", "1")
+    assert issued.returncode == 0, issued.stderr
+    table_1 = issued.stdout.strip()
+    log_path = tmp_path / "server.log"
+
+    with Server(database_url, free_port(), log_path) as server:
+        base = server.base_url
+        api = f"{base}/api/tournaments/{tid}"
+        table_2 = httpx.post(f"{api}/tokens", json={"table": 2}, headers=ADMIN).json()["token"]
+        judge_1 = {"Authorization": f"Bearer {table_1}"}
+        # An old card: the token in the query, where the access log would keep it.
+        assert httpx.get(f"{base}/judge?token={table_1}").status_code == 200
+        assert httpx.get(f"{base}/judge?round=1&token={table_2}&x=y").status_code == 200
+        assert httpx.get(f"{base}/judge/whoami", headers=judge_1).status_code == 200
+        entered = httpx.post(
+            f"{api}/hands",
+            json=hand(1, 1, self_draw("ami", 10)),
+            headers={**judge_1, "Idempotency-Key": "log-test-1"},
+        )
+        assert entered.status_code == 201, entered.text
+        card = httpx.post(f"{base}/admin/{tid}/judge-card", json={"token": table_2}, headers=ADMIN)
+        assert card.status_code == 200
+        refused = httpx.get(
+            f"{base}/judge/whoami", headers={"Authorization": f"Bearer {WRONG_TOKEN}"}
+        )
+        assert refused.status_code == 401
+        # A token in the live feed's address too (the feed takes none, but it is logged).
+        with connect(f"ws://{base.removeprefix('http://')}/ws/tournaments/{tid}?token={table_2}"):
+            pass
+
+        # Revoked by another process: this server refuses the token on its next request.
+        revoked = scoreboard(database_url, "token", str(tid), "--revoke", "--table", "1")
+        assert revoked.returncode == 0, revoked.stderr
+        assert "revoked token" in revoked.stdout
+        after = httpx.get(f"{base}/judge/whoami", headers=judge_1)
+        assert after.status_code == 401
+        assert "revoked" in after.json()["detail"]
+        assert table_1 not in after.text
+        assert httpx.get(f"{base}/judge?token={table_1}").status_code == 200
+
+    written = log_path.read_text(encoding="utf-8", errors="replace")
+    assert '"GET /judge?token=[redacted] HTTP/1.1" 200' in written  # the access log was on
+    assert "/judge?round=1&token=[redacted]&x=y" in written
+    assert '"GET /judge/whoami HTTP/1.1" 401' in written
+    for token in (table_1, table_2, WRONG_TOKEN):
+        assert token not in written, f"a token is in the server's output:\n{written}"
+    assert table_1 not in revoked.stdout + revoked.stderr
