@@ -297,9 +297,9 @@ def clocks(
 
 def _store() -> TournamentStore:
     """The store on the configured database, its schema migrated first."""
-    url = _settings("store").database_url
-    migrate(url)
-    return TournamentStore(make_engine(url))
+    settings = _settings("store")
+    migrate(settings.database_url)
+    return TournamentStore(make_engine(settings.database_url, settings.database_timeouts))
 
 
 def _settings(command: str) -> Settings:

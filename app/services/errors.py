@@ -18,3 +18,8 @@ class IdempotencyInProgress(Exception):
 
 class Forbidden(Exception):
     """The credential is valid but not for this table or tournament. HTTP 403."""
+
+
+class DatabaseBusy(Exception):
+    """The database could not be had in time (a lock another process holds, a lost
+    connection): nothing was changed, and the same request may be sent again. HTTP 503."""

@@ -1,3 +1,4 @@
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -5,9 +6,11 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 
+from app.db.engine import MIGRATIONS, normalize_url
 from app.settings import get_settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+AT = datetime(2026, 7, 4, 9, 0, tzinfo=UTC)
 
 
 def test_upgrade_head_reads_the_database_url_from_settings(
@@ -27,5 +30,67 @@ def test_upgrade_head_reads_the_database_url_from_settings(
     engine = sa.create_engine(f"sqlite:///{database}")
     try:
         assert "alembic_version" in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
+def _config(database_url: str) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", normalize_url(database_url).replace("%", "%%"))
+    config.attributes["configure_logger"] = False
+    return config
+
+
+def test_0002_names_the_process_of_a_claim_and_keeps_the_claims_made_before(
+    database_url: str,
+) -> None:
+    """Issue 14: claims made before the migration keep working (no process: only their age
+    releases them); the server processes' heartbeats get a table; and it downgrades."""
+    config = _config(database_url)
+    command.upgrade(config, "0001")
+    engine = sa.create_engine(normalize_url(database_url))
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO tournaments (id, name, version, created_at) "
+                    "VALUES (1, 'Club', 1, :at)"
+                ),
+                {"at": AT},
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO idempotency_records "
+                    "(tournament_id, key, request_hash, done, claimed_at) "
+                    "VALUES (1, 'before', 'h', false, :at)"
+                ),
+                {"at": AT},
+            )
+
+        command.upgrade(config, "head")
+
+        inspector = sa.inspect(engine)
+        assert "server_processes" in inspector.get_table_names()
+        assert {c["name"] for c in inspector.get_columns("server_processes")} == {
+            "id",
+            "host",
+            "pid",
+            "started_at",
+            "last_seen",
+        }
+        claims = {c["name"]: c for c in inspector.get_columns("idempotency_records")}
+        assert claims["claimed_by"]["nullable"]
+        with engine.connect() as connection:
+            kept = connection.execute(
+                sa.text("SELECT key, claimed_by FROM idempotency_records")
+            ).all()
+        assert [tuple(row) for row in kept] == [("before", None)]
+
+        command.downgrade(config, "0001")
+        inspector = sa.inspect(engine)
+        assert "server_processes" not in inspector.get_table_names()
+        assert "claimed_by" not in {c["name"] for c in inspector.get_columns("idempotency_records")}
+        command.upgrade(config, "head")  # and up again
     finally:
         engine.dispose()
