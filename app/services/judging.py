@@ -127,6 +127,18 @@ def submit_once(
     request releases its key, so the tablet can send the hand again once it is fixed.
     """
     scope.check(tournament_id, _table_of(body))
+    with store.running(tournament_id, key):
+        return _submit_once(store, tournament_id, scope, key, body, build)
+
+
+def _submit_once(
+    store: TournamentStore,
+    tournament_id: int,
+    scope: TableScope,
+    key: str,
+    body: Mapping[str, Any],
+    build: Callable[[Tournament], HandRecorded | HandVoided],
+) -> tuple[int, dict[str, Any]]:
     fingerprint = request_hash(body)
     claimed_at = store.clock()
     owner = None if store.process is None else store.process.id
@@ -195,12 +207,17 @@ def _abandoned(
     session: Session, store: TournamentStore, claim: IdempotencyRecord, now: datetime
 ) -> bool:
     """Whether a retry may take a claim over: its process is gone (killed, crashed, frozen
-    past its heartbeat), or the claim is older than ABANDONED_CLAIM (issue 14)."""
+    past its heartbeat), its request is no longer running in this process, or the claim is
+    older than ABANDONED_CLAIM (issue 14)."""
     if now - queries.as_utc(claim.claimed_at) >= ABANDONED_CLAIM:
         return True
-    return claim.claimed_by is not None and owner_gone(
-        session, claim.claimed_by, store.process, now
-    )
+    if claim.claimed_by is None:
+        return False  # a claim of before issue 14: only its age tells
+    if store.process is not None and claim.claimed_by == store.process.id:
+        # Ours: its request is running only if another one of ours with this key still is
+        # (one that failed and could not release its claim, say on a locked SQLite, is not).
+        return store.requests_running(claim.tournament_id, claim.key) <= 1
+    return owner_gone(session, claim.claimed_by, store.process, now)
 
 
 class _LostClaim(Exception):

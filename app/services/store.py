@@ -12,6 +12,7 @@ import hashlib
 import json
 import secrets
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -108,6 +109,25 @@ class TournamentStore:
         # This server process, named in the claims it makes (app/services/processes.py);
         # None for a command-line store, whose claims only their age releases.
         self.process: ProcessIdentity | None = None
+        # (tournament, Idempotency-Key) -> requests of this process running with that key
+        self._running: Counter[tuple[int, str]] = Counter()
+
+    @contextmanager
+    def running(self, tournament_id: int, key: str) -> Iterator[None]:
+        """A keyed request of this process runs: its claim is not abandoned meanwhile."""
+        with self._locks_guard:
+            self._running[(tournament_id, key)] += 1
+        try:
+            yield
+        finally:
+            with self._locks_guard:
+                self._running[(tournament_id, key)] -= 1
+                if not self._running[(tournament_id, key)]:
+                    del self._running[(tournament_id, key)]
+
+    def requests_running(self, tournament_id: int, key: str) -> int:
+        with self._locks_guard:
+            return self._running.get((tournament_id, key), 0)
 
     # -- reading -------------------------------------------------------------------------
 
