@@ -299,7 +299,9 @@ def _store() -> TournamentStore:
     """The store on the configured database, its schema migrated first."""
     settings = _settings("store")
     migrate(settings.database_url)
-    return TournamentStore(make_engine(settings.database_url), hall_zone=settings.hall_zone)
+    return TournamentStore(
+        make_engine(settings.database_url, settings.database_timeouts), hall_zone=settings.hall_zone
+    )
 
 
 def _settings(command: str) -> Settings:

@@ -12,6 +12,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.db.engine import DatabaseTimeouts
+
 # Good enough on a laptop; rejected in production so that no deployment runs on a known secret.
 DEVELOPMENT_ADMIN_TOKEN = "development-admin-token"
 MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32
@@ -66,8 +68,20 @@ class Settings(BaseSettings):
 
     environment: Literal["development", "production"] = "development"
     database_url: str = "sqlite:///./scoreboard.db"
+    # Seconds a connection waits for the database before it gives up (app/db/engine.py,
+    # DatabaseTimeouts, issue 14): on PostgreSQL for a lock another connection holds, a
+    # session idle inside a transaction (its process frozen) before the server ends it, and
+    # one statement; on SQLite for another connection's write lock.
+    db_lock_timeout: float = Field(default=3.0, gt=0)
+    db_idle_in_transaction_timeout: float = Field(default=2.0, gt=0)
+    db_statement_timeout: float = Field(default=30.0, gt=0)
+    sqlite_busy_timeout: float = Field(default=10.0, gt=0)
     # Only needed when several processes serve one tournament (the Redis backplane).
     redis_url: str | None = None
+    # Seconds the backplane waits for Redis to connect and to answer. Nobody's request waits
+    # on them: changes are announced from a thread of their own (app/realtime/backplane.py).
+    redis_connect_timeout: float = Field(default=2.0, gt=0)
+    redis_socket_timeout: float = Field(default=2.0, gt=0)
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
@@ -107,6 +121,15 @@ class Settings(BaseSettings):
         local = datetime.now().astimezone().tzinfo
         assert local is not None
         return local
+
+    @property
+    def database_timeouts(self) -> DatabaseTimeouts:
+        return DatabaseTimeouts(
+            lock=self.db_lock_timeout,
+            idle_in_transaction=self.db_idle_in_transaction_timeout,
+            statement=self.db_statement_timeout,
+            sqlite_busy=self.sqlite_busy_timeout,
+        )
 
     @field_validator("public_url")
     @classmethod

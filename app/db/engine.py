@@ -4,20 +4,52 @@ SQLite (the embedded default) runs in WAL mode with a busy timeout, so readers n
 the writer and a second writer waits instead of failing. PostgreSQL is used when
 SCOREBOARD_DATABASE_URL points at it. The server applies the Alembic migrations at start-up
 (`create_app`'s lifespan); `scoreboard migrate` does the same by hand.
+
+No stuck part may stall the judges (issue 14): on PostgreSQL every connection carries a
+`lock_timeout`, an `idle_in_transaction_session_timeout` and a `statement_timeout`
+(`DatabaseTimeouts`). A process frozen inside a write transaction (SIGSTOP, a VM pause)
+holds its tournament's row lock: the server ends its session after the idle timeout, which
+rolls the transaction back and frees the lock, and a writer waiting on that lock gives up
+after the lock timeout instead of waiting for ever (the store retries it, then answers 503).
+SQLite has no server to end a frozen holder's transaction: a writer waits the busy timeout,
+then gets "database is locked", answered 503 as well.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 import app
 
-SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+@dataclass(frozen=True)
+class DatabaseTimeouts:
+    """How long, in seconds, one connection waits for the database before it gives up."""
+
+    # PostgreSQL: a writer waiting for the tournament's row lock (or any other lock) gives
+    # up after this; the store retries it once (TournamentStore.append).
+    lock: float = 3.0
+    # PostgreSQL: the server ends a session that sits this long inside a transaction without
+    # sending anything (its process is frozen): the transaction rolls back, its locks go.
+    # Shorter than `lock`, so a writer queued behind a frozen holder gets the lock in time.
+    idle_in_transaction: float = 2.0
+    # PostgreSQL: no statement runs longer than this (a query stuck behind something else).
+    statement: float = 30.0
+    # SQLite: a writer waits this long for another connection's write lock.
+    sqlite_busy: float = 10.0
+
+
+def _milliseconds(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
 _PACKAGE = Path(app.__file__).resolve().parent
 # A checkout has them at the top (migrations/); an installed wheel carries them inside app/.
 MIGRATIONS = next(
@@ -34,25 +66,60 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, **options: Any) -> Engine:
+def make_engine(url: str, timeouts: DatabaseTimeouts | None = None, **options: Any) -> Engine:
     url = normalize_url(url)
+    limits = timeouts if timeouts is not None else DatabaseTimeouts()
     if url.startswith("sqlite"):
+        busy_ms = _milliseconds(limits.sqlite_busy)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            url, connect_args={"check_same_thread": False, "timeout": busy_ms / 1000}
         )
-        event.listen(engine, "connect", _sqlite_pragmas)
+
+        def sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            # WAL with synchronous=FULL: a hand acknowledged to a judge survives a power cut.
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.close()
+
+        event.listen(engine, "connect", sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, **options)
+    engine = create_engine(url, pool_pre_ping=True, **options)
+
+    def postgres_timeouts(dbapi_connection: Any, _: Any) -> None:
+        # SET on connect rather than libpq `options` in the URL: those already carry the
+        # search_path of a deployment (or a test) that keeps its tables in its own schema.
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET lock_timeout = {_milliseconds(limits.lock)}")
+            cursor.execute(
+                "SET idle_in_transaction_session_timeout = "
+                f"{_milliseconds(limits.idle_in_transaction)}"
+            )
+            cursor.execute(f"SET statement_timeout = {_milliseconds(limits.statement)}")
+        dbapi_connection.commit()  # a plain SET lasts for the session once committed
+
+    event.listen(engine, "connect", postgres_timeouts)
+    return engine
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    # WAL with synchronous=FULL: a hand acknowledged to a judge survives a power cut too.
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.close()
+# SQLSTATE of PostgreSQL's lock_timeout (lock_not_available)
+_LOCK_NOT_AVAILABLE = "55P03"
+# What a retry of the same request may get past: a lock or statement timeout, the end of a
+# session idle in its transaction, a serialization failure or a deadlock.
+_TRANSIENT_STATES = {_LOCK_NOT_AVAILABLE, "57014", "25P03", "40001", "40P01"}
+
+
+def is_lock_timeout(error: BaseException) -> bool:
+    """The database gave up waiting for a lock another connection holds: PostgreSQL's
+    lock_timeout, or SQLite's busy timeout ("database is locked")."""
+    if not isinstance(error, DBAPIError):
+        return False
+    original = error.orig
+    if getattr(original, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
+        return True
+    return "database is locked" in str(original)
 
 
 def migrate(url: str) -> None:
@@ -63,3 +130,14 @@ def migrate(url: str) -> None:
     config.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
     config.attributes["configure_logger"] = False
     command.upgrade(config, "head")
+
+
+def is_transient(error: BaseException) -> bool:
+    """A database error that says nothing about the request: the database was busy, or the
+    connection was lost (the server ended a frozen session, PostgreSQL restarted). The same
+    request sent again is expected to go through (HTTP 503 with Retry-After)."""
+    if not isinstance(error, DBAPIError):
+        return False
+    if error.connection_invalidated or isinstance(error, OperationalError):
+        return True
+    return getattr(error.orig, "sqlstate", None) in _TRANSIENT_STATES

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.db.tables import IdempotencyRecord, LogLine, TableToken, TournamentRow
+from app.db.tables import IdempotencyRecord, LogLine, ServerProcessRow, TableToken, TournamentRow
 
 
 def as_utc(value: datetime) -> datetime:
@@ -168,12 +168,21 @@ def idempotency_record(session: Session, tournament_id: int, key: str) -> Idempo
 
 
 def claim_idempotency_key(
-    session: Session, tournament_id: int, key: str, request_hash: str, at: datetime
+    session: Session,
+    tournament_id: int,
+    key: str,
+    request_hash: str,
+    at: datetime,
+    owner: str | None = None,
 ) -> IdempotencyRecord | None:
-    """Claim a new key and commit the claim; if the key exists already, return its record
-    (whose answer or claim the caller then honours) and claim nothing."""
+    """Claim a new key for process `owner` and commit the claim; if the key exists already,
+    return its record (whose answer or claim the caller then honours) and claim nothing."""
     record = IdempotencyRecord(
-        tournament_id=tournament_id, key=key, request_hash=request_hash, claimed_at=at
+        tournament_id=tournament_id,
+        key=key,
+        request_hash=request_hash,
+        claimed_at=at,
+        claimed_by=owner,
     )
     session.add(record)
     try:
@@ -185,10 +194,14 @@ def claim_idempotency_key(
 
 
 def retake_idempotency_key(
-    session: Session, record_id: int, claimed_at: datetime, at: datetime
+    session: Session,
+    record_id: int,
+    claimed_at: datetime,
+    at: datetime,
+    owner: str | None = None,
 ) -> bool:
-    """Take over an abandoned claim (its request died with its process); only one of several
-    racing retries wins, because the old claim time must still match."""
+    """Take over an abandoned claim (its request died with its process) for process `owner`;
+    only one of several racing retries wins, because the old claim time must still match."""
     result = session.execute(
         update(IdempotencyRecord)
         .where(
@@ -196,7 +209,7 @@ def retake_idempotency_key(
             col(IdempotencyRecord.done).is_(False),
             col(IdempotencyRecord.claimed_at) == claimed_at,
         )
-        .values(claimed_at=at)
+        .values(claimed_at=at, claimed_by=owner)
     )
     session.commit()
     return bool(result.rowcount)  # type: ignore[attr-defined]
@@ -239,3 +252,42 @@ def release_idempotency_key(
         )
     )
     session.commit()
+
+
+# -- server processes ----------------------------------------------------------------------
+
+
+def insert_server_process(
+    session: Session, process_id: str, host: str, pid: int, at: datetime
+) -> None:
+    session.add(ServerProcessRow(id=process_id, host=host, pid=pid, started_at=at, last_seen=at))
+    session.commit()
+
+
+def server_process(session: Session, process_id: str) -> ServerProcessRow | None:
+    return session.get(ServerProcessRow, process_id)
+
+
+def server_processes_on(session: Session, host: str) -> Sequence[ServerProcessRow]:
+    return session.exec(select(ServerProcessRow).where(ServerProcessRow.host == host)).all()
+
+
+def beat(session: Session, process_id: str, at: datetime) -> bool:
+    """A process's heartbeat; False if its row is gone (another process took it for dead)."""
+    result = session.execute(
+        update(ServerProcessRow).where(col(ServerProcessRow.id) == process_id).values(last_seen=at)
+    )
+    session.commit()
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def delete_server_processes(
+    session: Session, process_ids: Sequence[str] = (), *, unseen_since: datetime | None = None
+) -> None:
+    """Forget these processes, and with `unseen_since` every one not seen since then."""
+    conditions = [col(ServerProcessRow.id).in_(list(process_ids))] if process_ids else []
+    if unseen_since is not None:
+        conditions.append(col(ServerProcessRow.last_seen) < unseen_since)
+    if conditions:
+        session.execute(delete(ServerProcessRow).where(or_(*conditions)))
+        session.commit()

@@ -1,7 +1,8 @@
 """The tables. The tournament log is the source of truth (STYLE.md, convention 2): every
 hand, correction, void, penalty, seating and round end is one append-only `log_lines` row,
 with who entered it, from which table token, and when. Nothing else is needed to rebuild a
-tournament; the other tables hold credentials and idempotency records."""
+tournament; the other tables hold credentials, idempotency records and the server processes
+that are running."""
 
 from __future__ import annotations
 
@@ -73,3 +74,20 @@ class IdempotencyRecord(SQLModel, table=True):
     status_code: int | None = None
     response_body: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     claimed_at: datetime = Field(sa_column=_utc_column())
+    # The server process running the claim (ServerProcessRow.id); None for a claim made
+    # before processes were named, which only the age of its claim can release.
+    claimed_by: str | None = None
+
+
+class ServerProcessRow(SQLModel, table=True):
+    """One running server process and its heartbeat (app/services/processes.py): a claim
+    whose process has no row, a stale heartbeat, or a dead pid on this host is released at
+    once (issue 14)."""
+
+    __tablename__ = "server_processes"
+
+    id: str = Field(primary_key=True)  # random, made when the process starts
+    host: str  # the host name and pid namespace the pid belongs to
+    pid: int
+    started_at: datetime = Field(sa_column=_utc_column())
+    last_seen: datetime = Field(sa_column=_utc_column())

@@ -4,6 +4,13 @@ Only a notification travels ("tournament T is at version V"): every process read
 itself from the database, the source of truth, so a message lost by Redis (pub/sub is at most
 once) costs a moment, never a wrong screen. The hub's version poll notices a gap; after a
 reconnect every feed resynchronizes from the database at once.
+
+No judge waits on Redis (issue 14): the store calls `publish` after the commit, in the
+request's thread, and `publish` only leaves the announcement for the backplane's own
+publishing thread. A Redis that accepts connections and never answers holds up that thread
+alone; the announcements waiting meanwhile are kept one per tournament (only the newest
+version matters), so they never pile up, and the other processes' version poll (the hub's
+VERSION_POLL_INTERVAL) brings their feeds up to date as if Redis were away.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 
 import redis
 import redis.asyncio as aioredis
@@ -26,23 +34,63 @@ RECONNECT_DELAY = 0.5  # seconds; doubles up to RECONNECT_MAX while Redis is awa
 RECONNECT_MAX = 5.0
 
 
+# Seconds `stop` waits for the publishing thread to finish what it is sending; a Redis that
+# never answers keeps it longer, and the process does not wait for it (a daemon thread).
+STOP_GRACE = 1.0
+
+
 class RedisBackplane:
-    def __init__(self, url: str, hub: Hub) -> None:
+    def __init__(
+        self,
+        url: str,
+        hub: Hub,
+        *,
+        socket_timeout: float = 2.0,
+        connect_timeout: float = 2.0,
+    ) -> None:
         self.url = url
         self.hub = hub
-        # The store publishes from its writing thread, after the commit: a plain client there.
-        self.publisher = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        # A plain client, used by the publishing thread alone.
+        self.publisher = redis.Redis.from_url(
+            url, socket_timeout=socket_timeout, socket_connect_timeout=connect_timeout
+        )
+        self.connect_timeout = connect_timeout
         self.task: asyncio.Task[None] | None = None
+        # tournament -> the newest committed version not yet announced
+        self._pending: dict[int, int] = {}
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
 
     def publish(self, appended: Appended) -> None:
-        message = json.dumps({"tournament": appended.tournament_id, "version": appended.version})
-        try:
-            self.publisher.publish(CHANNEL, message)
-        except redis.RedisError:
-            # The change is committed; other processes catch up by polling the version.
-            log.warning("redis publish failed; other processes will catch up by polling")
+        """The store's subscriber, in the writing thread after the commit: never waits."""
+        with self._wake:
+            held = self._pending.get(appended.tournament_id, -1)
+            self._pending[appended.tournament_id] = max(held, appended.version)
+            self._wake.notify()
+
+    def _announce(self) -> None:
+        """The publishing thread: each tournament's newest version, as soon as Redis takes it."""
+        while True:
+            with self._wake:
+                while not self._pending and not self._stopping:
+                    self._wake.wait()
+                if self._stopping:
+                    return
+                pending, self._pending = self._pending, {}
+            for tournament_id, version in pending.items():
+                message = json.dumps({"tournament": tournament_id, "version": version})
+                try:
+                    self.publisher.publish(CHANNEL, message)
+                except redis.RedisError:
+                    # The change is committed; other processes catch up by polling the version.
+                    log.warning("redis publish failed; other processes will catch up by polling")
 
     async def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self._announce, name="redis-backplane-publisher", daemon=True
+        )
+        self._thread.start()
         self.task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
@@ -50,12 +98,19 @@ class RedisBackplane:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
-        self.publisher.close()
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, STOP_GRACE)
+        if self._thread is None or not self._thread.is_alive():
+            self.publisher.close()  # else it is still in use: the process exit closes it
 
     async def _listen(self) -> None:
         delay = RECONNECT_DELAY
         while True:
-            client = aioredis.Redis.from_url(self.url)
+            # No socket timeout: a subscriber waits for messages as long as there are none.
+            client = aioredis.Redis.from_url(self.url, socket_connect_timeout=self.connect_timeout)
             try:
                 pubsub = client.pubsub()
                 await pubsub.subscribe(CHANNEL)

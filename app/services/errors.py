@@ -22,3 +22,8 @@ class Forbidden(Exception):
 
 class TokenRefused(Exception):
     """A judge's table token that is unknown, revoked or expired (rule TK-2). HTTP 401."""
+
+
+class DatabaseBusy(Exception):
+    """The database could not be had in time (a lock another process holds, a lost
+    connection): nothing was changed, and the same request may be sent again. HTTP 503."""

@@ -33,10 +33,12 @@ from app.services.errors import (
     IdempotencyInProgress,
     IdempotencyMismatch,
 )
+from app.services.processes import owner_gone
 from app.services.store import Appended, Author, TournamentStore, canonical_json, request_hash
 
 # A claim older than this belongs to a request that died with its process (a crash or a
-# restart): a retry may take it over. Long enough for any real request to finish.
+# restart): a retry may take it over. Long enough for any real request to finish. A claim
+# whose process is known to be gone is taken over at once (app/services/processes.py).
 ABANDONED_CLAIM = timedelta(seconds=10)
 
 
@@ -125,25 +127,38 @@ def submit_once(
     request releases its key, so the tablet can send the hand again once it is fixed.
     """
     scope.check(tournament_id, _table_of(body))
+    with store.running(tournament_id, key):
+        return _submit_once(store, tournament_id, scope, key, body, build)
+
+
+def _submit_once(
+    store: TournamentStore,
+    tournament_id: int,
+    scope: TableScope,
+    key: str,
+    body: Mapping[str, Any],
+    build: Callable[[Tournament], HandRecorded | HandVoided],
+) -> tuple[int, dict[str, Any]]:
     fingerprint = request_hash(body)
     claimed_at = store.clock()
+    owner = None if store.process is None else store.process.id
     with Session(store.engine) as session:
         existing = queries.claim_idempotency_key(
-            session, tournament_id, key, fingerprint, claimed_at
+            session, tournament_id, key, fingerprint, claimed_at, owner
         )
         if existing is not None:
             stored = _stored_answer(existing, key, fingerprint)
             if stored is not None:
                 return stored
             claimed_at = store.clock()
-            if claimed_at - queries.as_utc(existing.claimed_at) < ABANDONED_CLAIM:
+            if not _abandoned(session, store, existing, claimed_at):
                 raise IdempotencyInProgress(
                     f"the first request with Idempotency-Key {key!r} is still being processed; "
                     "retry in a moment"
                 )
             assert existing.id is not None
             if not queries.retake_idempotency_key(
-                session, existing.id, existing.claimed_at, claimed_at
+                session, existing.id, existing.claimed_at, claimed_at, owner
             ):
                 raise IdempotencyInProgress(f"another retry of {key!r} is being processed")
 
@@ -186,6 +201,23 @@ def submit_once(
             queries.release_idempotency_key(session, tournament_id, key, claimed_at)
         raise
     return status, answer
+
+
+def _abandoned(
+    session: Session, store: TournamentStore, claim: IdempotencyRecord, now: datetime
+) -> bool:
+    """Whether a retry may take a claim over: its process is gone (killed, crashed, frozen
+    past its heartbeat), its request is no longer running in this process, or the claim is
+    older than ABANDONED_CLAIM (issue 14)."""
+    if now - queries.as_utc(claim.claimed_at) >= ABANDONED_CLAIM:
+        return True
+    if claim.claimed_by is None:
+        return False  # a claim of before issue 14: only its age tells
+    if store.process is not None and claim.claimed_by == store.process.id:
+        # Ours: its request is running only if another one of ours with this key still is
+        # (one that failed and could not release its claim, say on a locked SQLite, is not).
+        return store.requests_running(claim.tournament_id, claim.key) <= 1
+    return owner_gone(session, claim.claimed_by, store.process, now)
 
 
 class _LostClaim(Exception):

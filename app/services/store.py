@@ -12,6 +12,7 @@ import hashlib
 import json
 import secrets
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,9 +20,11 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from app.db import queries
+from app.db.engine import is_lock_timeout
 from app.db.tables import LogLine, TableToken
 from app.domain.errors import RuleViolation
 from app.domain.log import (
@@ -36,9 +39,14 @@ from app.domain.replay import apply_line, replay_lines
 from app.domain.text import check_tree
 from app.domain.tokens import check_expiry, end_of_tournament_day, refusal
 from app.domain.tournament import Tournament
-from app.services.errors import NotFound, TokenRefused
+from app.services.errors import DatabaseBusy, NotFound, TokenRefused
+from app.services.processes import ProcessIdentity
 
 T = TypeVar("T")
+
+# Waits for the tournament's write lock, each of the database's lock timeout, before a
+# writer gives up with DatabaseBusy (TournamentStore._take_write_lock).
+WRITE_LOCK_ATTEMPTS = 2
 
 
 def utc_now() -> datetime:
@@ -138,6 +146,28 @@ class TournamentStore:
         self._locks: dict[int, threading.RLock] = {}
         self._locks_guard = threading.Lock()
         self.subscribers: list[Publisher] = []
+        # This server process, named in the claims it makes (app/services/processes.py);
+        # None for a command-line store, whose claims only their age releases.
+        self.process: ProcessIdentity | None = None
+        # (tournament, Idempotency-Key) -> requests of this process running with that key
+        self._running: Counter[tuple[int, str]] = Counter()
+
+    @contextmanager
+    def running(self, tournament_id: int, key: str) -> Iterator[None]:
+        """A keyed request of this process runs: its claim is not abandoned meanwhile."""
+        with self._locks_guard:
+            self._running[(tournament_id, key)] += 1
+        try:
+            yield
+        finally:
+            with self._locks_guard:
+                self._running[(tournament_id, key)] -= 1
+                if not self._running[(tournament_id, key)]:
+                    del self._running[(tournament_id, key)]
+
+    def requests_running(self, tournament_id: int, key: str) -> int:
+        with self._locks_guard:
+            return self._running.get((tournament_id, key), 0)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -155,11 +185,14 @@ class TournamentStore:
         with lock:
             yield
 
-    def _catch_up(self, session: Session, tournament_id: int) -> _Cached:
-        """The cached state plus every line committed since (by this or another process)."""
+    def _unseen(self, session: Session, tournament_id: int) -> Sequence[LogLine]:
+        """The lines committed (by this or another process) since the cached state."""
         cached = self._cache.get(tournament_id)
-        seq = cached.seq if cached is not None else 0
-        lines = queries.lines_after(session, tournament_id, seq)
+        return queries.lines_after(session, tournament_id, cached.seq if cached else 0)
+
+    def _apply(self, tournament_id: int, lines: Sequence[LogLine]) -> _Cached:
+        """The cached state with `lines` (from `_unseen`) applied."""
+        cached = self._cache.get(tournament_id)
         if cached is None:
             if not lines:
                 raise NotFound(f"tournament {tournament_id} does not exist")
@@ -172,11 +205,19 @@ class TournamentStore:
         self._cache[tournament_id] = cached
         return cached
 
+    def _catch_up(self, tournament_id: int) -> _Cached:
+        """The cached state plus every line committed since. The reading transaction ends
+        before the lines are applied: a whole log replayed inside it would sit idle in its
+        transaction, which PostgreSQL ends after a moment (app/db/engine.py)."""
+        with Session(self.engine) as session:
+            lines = self._unseen(session, tournament_id)
+        return self._apply(tournament_id, lines)
+
     def read(self, tournament_id: int, view: Callable[[Tournament, int], T]) -> T:
         """Run `view(tournament, version)` on the up-to-date state, under the lock (a view
         never sees a half-applied write)."""
-        with self._locked(tournament_id), Session(self.engine) as session:
-            cached = self._catch_up(session, tournament_id)
+        with self._locked(tournament_id):
+            cached = self._catch_up(tournament_id)
             return view(cached.tournament, cached.version)
 
     def read_cached(
@@ -201,8 +242,7 @@ class TournamentStore:
         """Forget the cache and replay the whole log: the proof the cache is derived."""
         with self._locked(tournament_id):
             self._cache.pop(tournament_id, None)
-            with Session(self.engine) as session:
-                return self._catch_up(session, tournament_id).tournament
+            return self._catch_up(tournament_id).tournament
 
     def export(self, tournament_id: int) -> list[str]:
         """The tournament's log, line for line as stored (CONTRACT §1)."""
@@ -371,10 +411,16 @@ class TournamentStore:
         """
         at = self.clock()
         with self._locked(tournament_id), Session(self.engine) as session:
-            version = queries.bump_version(session, tournament_id)
+            if not create and tournament_id not in self._cache:
+                # A cold cache replays the whole log: before the write lock is taken, so
+                # that its transaction only applies the few lines committed since.
+                self._catch_up(tournament_id)
+            version = self._take_write_lock(session, tournament_id)
             if version is None:
                 raise NotFound(f"tournament {tournament_id} does not exist")
-            cached = None if create else self._catch_up(session, tournament_id)
+            cached = (
+                None if create else self._apply(tournament_id, self._unseen(session, tournament_id))
+            )
             applied = 0
             try:
                 if callable(events):
@@ -424,6 +470,27 @@ class TournamentStore:
         for subscriber in self.subscribers:
             subscriber(appended)  # rule: publish only what was committed (STYLE.md, 5)
         return appended
+
+    def _take_write_lock(self, session: Session, tournament_id: int) -> int | None:
+        """`queries.bump_version`, waiting for a lock another process holds at most
+        WRITE_LOCK_ATTEMPTS times the database's lock timeout; then DatabaseBusy (503: the
+        tablet sends the hand again). A holder frozen mid-write loses its lock to the
+        database's idle-in-transaction timeout before the first wait is over (issue 14)."""
+        # SQLite's busy handler already waits its whole timeout: a second wait adds nothing.
+        attempts = 1 if self.engine.dialect.name == "sqlite" else WRITE_LOCK_ATTEMPTS
+        for attempt in range(1, attempts + 1):
+            try:
+                return queries.bump_version(session, tournament_id)
+            except DBAPIError as error:
+                if not is_lock_timeout(error):
+                    raise
+                session.rollback()
+                if attempt == attempts:
+                    raise DatabaseBusy(
+                        f"tournament {tournament_id} is being written by another server "
+                        "process that does not finish; nothing was entered, send it again"
+                    ) from error
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
     def _row(

@@ -1,5 +1,6 @@
 """The HTTP and websocket application, built by `create_app` (run it with uvicorn's --factory)."""
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TypedDict
@@ -11,6 +12,7 @@ from app import __version__
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import Hub
+from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
@@ -61,15 +63,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[AppState]:
         # The server brings the schema to the newest revision before it serves (README).
         migrate(app_settings.database_url)
-        engine = make_engine(app_settings.database_url)
+        engine = make_engine(app_settings.database_url, app_settings.database_timeouts)
         store = TournamentStore(engine, hall_zone=app_settings.hall_zone)
+        # This process's heartbeat: its claims are released at once if it dies (issue 14).
+        heartbeat = Heartbeat(engine, store.clock)
+        await asyncio.to_thread(heartbeat.start)
+        store.process = heartbeat.identity
         hub = Hub(store)
         await hub.start()
         store.subscribers.append(hub.committed)
         backplane = None
         if app_settings.redis_url:
             # Several processes serve one feed: each change is announced to all of them.
-            backplane = RedisBackplane(app_settings.redis_url, hub)
+            backplane = RedisBackplane(
+                app_settings.redis_url,
+                hub,
+                socket_timeout=app_settings.redis_socket_timeout,
+                connect_timeout=app_settings.redis_connect_timeout,
+            )
             store.subscribers.append(backplane.publish)
             await backplane.start()
         try:
@@ -78,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if backplane is not None:
                 await backplane.stop()
             await hub.stop()
+            await asyncio.to_thread(heartbeat.stop)
             engine.dispose()
 
     # FastAPI's own /docs and /redoc load their scripts from a CDN: pages.install_docs

@@ -11,6 +11,7 @@ slips) does not ask for text/html first, and keeps the JSON it reads the detail 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -19,17 +20,26 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import queries
+from app.db.engine import is_transient
 from app.domain.errors import IllegalMove, LogError, RuleViolation
 from app.domain.tournament import RoundUnfinished, UnfinishedTable
-from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
+from app.services.errors import (
+    DatabaseBusy,
+    Forbidden,
+    IdempotencyInProgress,
+    IdempotencyMismatch,
+    NotFound,
+)
 from app.services.store import TournamentStore
 from app.web.pages import templates
+
+log = logging.getLogger(__name__)
 
 
 class Problem(BaseModel):
@@ -44,6 +54,9 @@ class Problem(BaseModel):
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {"model": Problem} for status in (401, 403, 404, 409, 422)
 }
+# Seconds a client is told to wait before it sends a request again that the database could
+# not take in time (503): about one lock timeout (app/db/engine.py).
+RETRY_AFTER_BUSY = 1
 
 
 class UnfinishedTableAnswer(BaseModel):
@@ -96,6 +109,7 @@ HEADINGS = {
     405: "Not a page",
     409: "Not now",
     422: "This address is not right",
+    503: "Busy for a moment",
 }
 # A page of one tournament, by its place in the address: /hall/7, /overlay/7/top, /admin/7/...
 TOURNAMENT_PAGE = re.compile(r"^/(hall|overlay|admin)/(\d+)(/[^?#]*)?$")
@@ -209,6 +223,28 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, error: Forbidden) -> Response:
         return await answer(request, problem(403, str(error)))
+
+    @app.exception_handler(DatabaseBusy)
+    async def database_busy(request: Request, error: DatabaseBusy) -> Response:
+        return await answer(request, _busy(str(error)))
+
+    @app.exception_handler(DBAPIError)
+    async def database_error(request: Request, error: DBAPIError) -> Response:
+        if not is_transient(error):
+            raise error  # a bug, not the database's state: the server's own 500
+        log.warning("database not available in time, answered 503: %s", error.orig)
+        return await answer(
+            request,
+            _busy("the database did not answer in time; nothing was changed, send it again"),
+        )
+
+
+def _busy(detail: str) -> JSONResponse:
+    """503 with Retry-After: a judge's tablet keeps the hand in its outbox and sends it
+    again (with the same Idempotency-Key, so it is entered once)."""
+    response = problem(503, detail)
+    response.headers["Retry-After"] = str(RETRY_AFTER_BUSY)
+    return response
 
 
 def _malformed(error: RequestValidationError) -> JSONResponse:

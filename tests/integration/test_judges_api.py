@@ -8,6 +8,7 @@ Tournaments are imported through the store; the app's own store catches up from 
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.db import queries
+from app.services.processes import HEARTBEAT_STALE, Heartbeat, this_host
 from app.services.store import Appended, TournamentStore, request_hash, token_hash
 from tests.integration.judging_setup import (
     DRAW,
@@ -294,6 +296,58 @@ def test_an_abandoned_claim_is_taken_over_by_a_retry(
     assert_problem(waiting, 409, "Idempotency-Key", "CONTRACT §3")
     assert taken_over.status_code == 201, taken_over.text
     assert post(client, club, "hands", HAND_1, key="stale").json() == taken_over.json()
+
+
+def test_a_claim_waits_only_while_its_process_is_alive(
+    client: TestClient, club: Setup, store: TournamentStore
+) -> None:
+    """Issue 14: a claim names its server process. A retry waits (409) while that process
+    is alive, and takes the claim over at once when it is gone: no heartbeat row (it
+    stopped), a stale heartbeat (its host is gone, or it is frozen), or a pid that is dead
+    on this host (killed)."""
+    now = datetime.now(UTC)
+    alive = Heartbeat(store.engine, store.clock)  # another process, as far as claims go
+    alive.start()
+    bodies = {
+        "alive": HAND_1,
+        "killed": hand(1, 2, DRAW),
+        "frozen": hand(1, 3, DRAW),
+        "stopped": hand(1, 4, DRAW),
+    }
+    owners = {
+        "alive": alive.identity.id,
+        "killed": "killed",
+        "frozen": "frozen",
+        "stopped": "stopped-and-removed",
+    }
+    with Session(store.engine) as session:
+        queries.insert_server_process(session, "killed", this_host(), _dead_pid(), now)
+        long_ago = now - HEARTBEAT_STALE - timedelta(seconds=1)
+        queries.insert_server_process(session, "frozen", "another-host", 1, long_ago)
+        for key, body in bodies.items():
+            claimed = queries.claim_idempotency_key(
+                session, club.tid, key, request_hash(body), now, owners[key]
+            )
+            assert claimed is None
+
+    try:
+        waiting = post(client, club, "hands", HAND_1, key="alive")
+    finally:
+        alive.stop()
+    answers = {key: post(client, club, "hands", body, key=key) for key, body in bodies.items()}
+
+    assert_problem(waiting, 409, "Idempotency-Key", "CONTRACT §3")
+    assert "still being processed" in waiting.json()["detail"]
+    assert {key: answer.status_code for key, answer in answers.items()} == dict.fromkeys(
+        bodies, 201
+    ), {key: answer.text for key, answer in answers.items()}
+
+
+def _dead_pid() -> int:
+    """The pid of a process of this host that has exited and been reaped."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
 
 
 def test_keys_belong_to_their_tournament(client: TestClient, store: TournamentStore) -> None:

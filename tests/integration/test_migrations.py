@@ -9,12 +9,13 @@ from alembic.config import Config
 from alembic.migration import MigrationContext
 from sqlmodel import Session, SQLModel, select
 
-from app.db.engine import normalize_url
+from app.db.engine import MIGRATIONS, normalize_url
 from app.db.queries import as_utc
 from app.db.tables import TableToken
 from app.settings import get_settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+AT = datetime(2026, 7, 4, 9, 0, tzinfo=UTC)
 
 
 def test_upgrade_head_reads_the_database_url_from_settings(
@@ -38,10 +39,10 @@ def test_upgrade_head_reads_the_database_url_from_settings(
         engine.dispose()
 
 
-def _config(url: str) -> Config:
+def _config(database_url: str) -> Config:
     config = Config()
-    config.set_main_option("script_location", str(REPO_ROOT / "migrations"))
-    config.set_main_option("sqlalchemy.url", normalize_url(url))
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", normalize_url(database_url).replace("%", "%%"))
     config.attributes["configure_logger"] = False
     return config
 
@@ -105,3 +106,57 @@ def test_downgrade_to_0001_drops_the_expiry(database_url: str) -> None:
     finally:
         engine.dispose()
     assert "expires_at" not in names
+
+
+def test_0003_names_the_process_of_a_claim_and_keeps_the_claims_made_before(
+    database_url: str,
+) -> None:
+    """Issue 14: claims made before the migration keep working (no process: only their age
+    releases them); the server processes' heartbeats get a table; and it downgrades."""
+    config = _config(database_url)
+    command.upgrade(config, "0001")
+    engine = sa.create_engine(normalize_url(database_url))
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO tournaments (id, name, version, created_at) "
+                    "VALUES (1, 'Club', 1, :at)"
+                ),
+                {"at": AT},
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO idempotency_records "
+                    "(tournament_id, key, request_hash, done, claimed_at) "
+                    "VALUES (1, 'before', 'h', false, :at)"
+                ),
+                {"at": AT},
+            )
+
+        command.upgrade(config, "head")
+
+        inspector = sa.inspect(engine)
+        assert "server_processes" in inspector.get_table_names()
+        assert {c["name"] for c in inspector.get_columns("server_processes")} == {
+            "id",
+            "host",
+            "pid",
+            "started_at",
+            "last_seen",
+        }
+        claims = {c["name"]: c for c in inspector.get_columns("idempotency_records")}
+        assert claims["claimed_by"]["nullable"]
+        with engine.connect() as connection:
+            kept = connection.execute(
+                sa.text("SELECT key, claimed_by FROM idempotency_records")
+            ).all()
+        assert [tuple(row) for row in kept] == [("before", None)]
+
+        command.downgrade(config, "0001")
+        inspector = sa.inspect(engine)
+        assert "server_processes" not in inspector.get_table_names()
+        assert "claimed_by" not in {c["name"] for c in inspector.get_columns("idempotency_records")}
+        command.upgrade(config, "head")  # and up again
+    finally:
+        engine.dispose()
