@@ -40,13 +40,20 @@ def channel_kind(channel: str) -> str:
     return channel.split(":", 1)[0]
 
 
+MAX_PLAYER_ID = 200  # characters of a player id in a channel name
+MAX_CHANNEL_NAME = len("player:") + MAX_PLAYER_ID
+
+
 def valid_channel(channel: str) -> bool:
+    if len(channel) > MAX_CHANNEL_NAME:
+        return False
     kind, _, argument = channel.partition(":")
     if kind in KEYED:
         return not argument
     if kind == "table":
-        return argument.isdigit() and 0 < int(argument) < 2**31
-    return kind == "player" and bool(argument) and len(argument) <= 200
+        # ASCII digits only, and few of them: int() of thousands of digits is slow or refused
+        return argument.isascii() and argument.isdigit() and 0 < int(argument) < 2**31
+    return kind == "player" and bool(argument) and len(argument) <= MAX_PLAYER_ID
 
 
 Base = tuple[int, int, int, int]  # what a hand can change in a row (LiveStandings.bases)

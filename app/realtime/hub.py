@@ -435,6 +435,9 @@ class Hub:
         self.tasks: list[asyncio.Task[None]] = []
         self.sweeps = 0  # how many times _sweep has looked: the clock of sending_since
         self.closing: set[asyncio.Task[None]] = set()  # closes of clients too slow to keep up
+        # Live feed connections open per client address (app/web/live.py: at most
+        # SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS each)
+        self.addresses: dict[str, int] = {}
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
