@@ -14,6 +14,7 @@ from app.realtime.hub import Hub
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
+from app.web.guards import RateLimits, limit_bodies
 
 
 class AppState(TypedDict):
@@ -22,12 +23,17 @@ class AppState(TypedDict):
     settings: Settings
     store: TournamentStore
     hub: Hub
+    rate_limits: RateLimits
 
 
 class ScoreboardApp(FastAPI):
+    settings: Settings
+
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
-        return live.feed_first(head_as_get(super().build_middleware_stack()))
+        # A body over its limit is refused before any of them reads it (issue 14).
+        inner = head_as_get(super().build_middleware_stack())
+        return live.feed_first(limit_bodies(inner, self.settings))
 
 
 def head_as_get(app: ASGIApp) -> ASGIApp:
@@ -70,7 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store.subscribers.append(backplane.publish)
             await backplane.start()
         try:
-            yield AppState(settings=app_settings, store=store, hub=hub)
+            yield AppState(
+                settings=app_settings,
+                store=store,
+                hub=hub,
+                rate_limits=RateLimits(app_settings),
+            )
         finally:
             if backplane is not None:
                 await backplane.stop()
@@ -86,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.settings = app_settings
     app.include_router(routes.router)
     pages.mount_static(app)
     pages.install_docs(app)

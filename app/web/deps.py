@@ -13,6 +13,7 @@ from sqlmodel import Session
 from app.db import queries
 from app.services.store import TournamentStore, token_hash
 from app.settings import Settings
+from app.web.guards import RateLimits, client_address
 
 # Tournament ids, rounds, tables and hands fit the database's 32-bit integers; a bigger
 # number is refused as malformed input (422) before any query sees it.
@@ -39,16 +40,32 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def _unauthorized(message: str) -> HTTPException:
+def _unauthorized(request: Request, credentials: Credentials, message: str) -> HTTPException:
+    # issue 14: every failed sign-in is counted; past a limit the answer is 429 (guards.py)
+    rate_limits: RateLimits = request.state.rate_limits
+    token = None if credentials is None else credentials.credentials
+    too_many = rate_limits.failed_authentication(client_address(request.scope), token)
+    if too_many is not None:
+        return too_many
     return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def require_admin(settings: SettingsDep, credentials: Credentials) -> None:
+def _count_write(request: Request, credential: str) -> None:
+    """issue 14: writes are rate limited per credential and per address (guards.py)."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        rate_limits: RateLimits = request.state.rate_limits
+        rate_limits.write(client_address(request.scope), credential)
+
+
+def require_admin(request: Request, settings: SettingsDep, credentials: Credentials) -> None:
     if credentials is None:
-        raise _unauthorized("an admin token is needed (Authorization: Bearer ...)")
+        raise _unauthorized(
+            request, credentials, "an admin token is needed (Authorization: Bearer ...)"
+        )
     expected = settings.admin_token.get_secret_value()
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
-        raise _unauthorized("this is not the admin token")
+        raise _unauthorized(request, credentials, "this is not the admin token")
+    _count_write(request, "admin")
 
 
 @dataclass(frozen=True)
@@ -60,13 +77,16 @@ class Judge:
     token_id: int
 
 
-def require_judge(store: StoreDep, credentials: Credentials) -> Judge:
+def require_judge(request: Request, store: StoreDep, credentials: Credentials) -> Judge:
     if credentials is None:
-        raise _unauthorized("a table token is needed (Authorization: Bearer ...)")
+        raise _unauthorized(
+            request, credentials, "a table token is needed (Authorization: Bearer ...)"
+        )
     with Session(store.engine) as session:
         row = queries.token_by_hash(session, token_hash(credentials.credentials))
     if row is None or row.id is None:
-        raise _unauthorized("this table token is not known or was revoked")
+        raise _unauthorized(request, credentials, "this table token is not known or was revoked")
+    _count_write(request, f"table-token-{row.id}")
     return Judge(row.tournament_id, row.table_number, row.id)
 
 

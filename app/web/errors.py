@@ -29,6 +29,7 @@ from app.domain.errors import IllegalMove, LogError, RuleViolation
 from app.domain.tournament import RoundUnfinished, UnfinishedTable
 from app.services.errors import Forbidden, IdempotencyInProgress, IdempotencyMismatch, NotFound
 from app.services.store import TournamentStore
+from app.web.guards import TooManyRequests
 from app.web.pages import templates
 
 
@@ -42,7 +43,7 @@ class Problem(BaseModel):
 
 
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": Problem} for status in (401, 403, 404, 409, 422)
+    status: {"model": Problem} for status in (401, 403, 404, 409, 413, 422, 429)
 }
 
 
@@ -193,6 +194,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         return await answer(request, _http_error(error))
+
+    @app.exception_handler(TooManyRequests)
+    async def too_many(_: Request, error: TooManyRequests) -> JSONResponse:
+        response = problem(429, str(error.detail), field=error.field)
+        response.headers.update(error.headers or {})
+        return response
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, error: NotFound) -> Response:
