@@ -56,6 +56,21 @@ def valid_channel(channel: str) -> bool:
     return kind == "player" and bool(argument) and len(argument) <= MAX_PLAYER_ID
 
 
+def in_tournament(tournament: Tournament, channel: str) -> bool:
+    """Whether the tournament has what a (valid) channel names: a registered player, a table
+    number no higher than its players could fill or its seatings use. The live feed follows
+    only these (issue 14), so its work is bounded by the tournament, never by what clients
+    make up: a flush computes every followed channel."""
+    kind, _, argument = channel.partition(":")
+    if kind == "player":
+        return tournament.player_named(argument) is not None
+    if kind == "table":
+        seated = [table for _, table in tournament.current_round.tables]
+        most = max([-(-len(tournament.players) // 4), 1, *seated])
+        return int(argument) <= most
+    return True
+
+
 Base = tuple[int, int, int, int]  # what a hand can change in a row (LiveStandings.bases)
 
 

@@ -182,7 +182,7 @@ async def _serve(
             }
         ),
     )
-    await feed.subscribe(connection, dict.fromkeys(wanted, since))
+    _absent(connection, await feed.subscribe(connection, dict.fromkeys(wanted, since)))
     writer = asyncio.create_task(feed.write(connection))
     connection.writer = writer
     bucket = TokenBucket(settings.ws_messages_per_second, settings.ws_message_burst)
@@ -231,7 +231,7 @@ async def _serve(
                         ),
                     )
                 if chosen:
-                    await feed.subscribe(connection, chosen)
+                    _absent(connection, await feed.subscribe(connection, chosen))
             elif kind == "unsubscribe" and isinstance(names, list):
                 feed.unsubscribe(connection, [name for name in names if isinstance(name, str)])
                 feed.connections.add(connection)
@@ -248,6 +248,18 @@ async def _serve(
         # Never wait long on a writer stuck in a send to a socket that is gone: a handler
         # left waiting would hold up the server's shutdown.
         await asyncio.wait({writer}, timeout=1.0)
+
+
+def _absent(connection: Connection, channels: list[str]) -> None:
+    if channels:
+        connection.offer(
+            None,
+            _error(
+                "channels",
+                "not followed: no such player or table in this tournament",
+                refused=channels,
+            ),
+        )
 
 
 async def _close(websocket: WebSocket, code: int, why: str) -> None:

@@ -96,16 +96,24 @@ async def refused(client: Client) -> tuple[int | None, str]:
 # -- the live feed, per connection --------------------------------------------------------------
 
 
+@pytest.fixture
+def field_of_256(store: TournamentStore) -> Tournament:
+    """Round 1 of a 256-player event: players P0001 to P0256 at tables 1 to 64."""
+    generated = RoundOne.generate(players=256, seed=256)
+    return open_tournament(store, generated.setup_lines, generated.tables[:1])
+
+
 def test_the_channel_limit_counts_every_channel_a_connection_follows_not_each_message(
-    server: LiveServer, club: Tournament
+    server: LiveServer, field_of_256: Tournament
 ) -> None:
     """Seen: the limit of 64 applied to each subscribe message, and one client subscribed 64
     new channels at a time up to 50,048."""
+    club = field_of_256
 
     async def scenario() -> None:
         async with Client.open(server.ws_url(club.tid, "standings")) as client:
             await opening(client, 1)
-            players = [f"player:P{n:05d}" for n in range(3 * CHANNELS_PER_CONNECTION)]
+            players = [f"player:P{n:04d}" for n in range(1, 3 * CHANNELS_PER_CONNECTION + 1)]
             first = players[: CHANNELS_PER_CONNECTION - 1]  # with the standings: the limit
             await client.send({"type": "subscribe", "channels": dict.fromkeys(first)})
             for _ in first:
@@ -136,6 +144,33 @@ def test_the_channel_limit_counts_every_channel_a_connection_follows_not_each_me
             code, reason = await refused(client)
             assert (code, reason) == (BAD_REQUEST, "channels: at most 64 a connection")
             assert client.messages == []
+
+    run(scenario())
+
+
+def test_a_channel_the_tournament_does_not_have_is_not_followed(
+    server: LiveServer, field_of_256: Tournament
+) -> None:
+    """The feed computes every followed channel at every update: made-up players and tables
+    would make its work grow with what clients invent, not with the tournament."""
+
+    async def scenario() -> None:
+        url = server.ws_url(field_of_256.tid, "standings,player:nobody")
+        async with Client.open(url) as client:
+            hello = await client.recv()
+            assert hello.type == "hello"
+            read = [await answer(client), await answer(client)]
+            assert {m.type for m in read} == {"snapshot", "error"}
+            error = next(m for m in read if m.type == "error").body
+            assert error["field"] == "channels"
+            assert error["refused"] == ["player:nobody"]
+            made_up = ["table:65", "table:999999", "player:P9999"]
+            real = ["table:64", "player:P0256"]
+            await client.send({"type": "subscribe", "channels": dict.fromkeys(made_up + real)})
+            read = [await answer(client) for _ in range(3)]
+            assert sorted(m.channel or "" for m in read if m.type == "snapshot") == sorted(real)
+            (error,) = [m.body for m in read if m.type == "error"]
+            assert error["refused"] == made_up
 
     run(scenario())
 
