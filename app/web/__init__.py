@@ -14,7 +14,7 @@ from app.realtime.hub import Hub
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
-from app.web.guards import RateLimits, limit_bodies
+from app.web.guards import RateLimits, limit_bodies, refuse_guessers
 
 
 class AppState(TypedDict):
@@ -32,7 +32,8 @@ class ScoreboardApp(FastAPI):
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
         # A body over its limit is refused before any of them reads it (issue 14).
-        inner = head_as_get(super().build_middleware_stack())
+        # So is a guess from an address over its failed sign-ins (guards.refuse_guessers).
+        inner = refuse_guessers(head_as_get(super().build_middleware_stack()))
         return live.feed_first(limit_bodies(inner, self.settings))
 
 

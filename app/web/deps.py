@@ -50,10 +50,12 @@ def _unauthorized(request: Request, credentials: Credentials, message: str) -> H
     return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def _count_write(request: Request, credential: str) -> None:
-    """issue 14: writes are rate limited per credential and per address (guards.py)."""
+def _signed_in(request: Request, token: str, credential: str) -> None:
+    """issue 14: a good token passes a blocked address's guard, and writes are rate limited
+    per credential and per address (guards.py)."""
+    rate_limits: RateLimits = request.state.rate_limits
+    rate_limits.signed_in(token)
     if request.method not in ("GET", "HEAD", "OPTIONS"):
-        rate_limits: RateLimits = request.state.rate_limits
         rate_limits.write(client_address(request.scope), credential)
 
 
@@ -65,7 +67,7 @@ def require_admin(request: Request, settings: SettingsDep, credentials: Credenti
     expected = settings.admin_token.get_secret_value()
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
         raise _unauthorized(request, credentials, "this is not the admin token")
-    _count_write(request, "admin")
+    _signed_in(request, credentials.credentials, "admin")
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def require_judge(request: Request, store: StoreDep, credentials: Credentials) -
         row = queries.token_by_hash(session, token_hash(credentials.credentials))
     if row is None or row.id is None:
         raise _unauthorized(request, credentials, "this table token is not known or was revoked")
-    _count_write(request, f"table-token-{row.id}")
+    _signed_in(request, credentials.credentials, f"table-token-{row.id}")
     return Judge(row.tournament_id, row.table_number, row.id)
 
 

@@ -34,6 +34,7 @@ IMPORTS = re.compile(r"/api/tournaments/(import|[^/]+/players|[^/]+/players\.csv
 # How long Redis may take to answer a count before the request goes on without it: a rate
 # limit must never be what stalls the judges (issue 14, "a stuck part").
 REDIS_TIMEOUT = 0.25
+MAX_GOOD_TOKENS = 100_000  # bounds the sets of good tokens and blocked addresses
 
 
 def client_address(scope: Scope) -> str:
@@ -108,8 +109,16 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
     return guarded
 
 
-async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail, "field": "body", "rule": None, "line": None}).encode()
+async def _refuse(
+    send: Send,
+    status: int,
+    detail: str,
+    field: str = "body",
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    """A problem answer (app/web/errors.py, Problem) straight from the middleware. It closes
+    the connection: whatever the client is still sending is never read."""
+    body = json.dumps({"detail": detail, "field": field, "rule": None, "line": None}).encode()
     await send(
         {
             "type": "http.response.start",
@@ -118,10 +127,45 @@ async def _refuse(send: Send, status: int, detail: str) -> None:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
+                *(headers or []),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def refuse_guessers(app: ASGIApp) -> ASGIApp:
+    """A request with a token from an address over its failed sign-ins is answered 429 here,
+    before routing, body parsing and the token check, unless its token has signed in before
+    in this process (a judge behind the same NAT as someone guessing goes on): a guess then
+    costs the server next to nothing (bench/hostile.py)."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        rate_limits: RateLimits | None = scope.get("state", {}).get("rate_limits")
+        if scope["type"] == "http" and rate_limits is not None and rate_limits.blocked:
+            authorization = dict(scope["headers"]).get(b"authorization", b"")
+            scheme, _, token = authorization.decode(errors="replace").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                wait = rate_limits.guessing(client_address(scope), token.strip())
+                if wait is not None:
+                    limit = rate_limits.failures_per_address
+                    await _refuse(
+                        send,
+                        429,
+                        f"too many {limit.counts}: at most {limit.item.amount} "
+                        f"{_per(limit.item)} ({limit.setting}); try again in {wait} s",
+                        field="Authorization",
+                        headers=[(b"retry-after", str(wait).encode())],
+                    )
+                    return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def _per(item: limits.RateLimitItem) -> str:
+    name = item.GRANULARITY.name
+    return f"{item.multiples} {name}s" if item.multiples > 1 else f"a {name}"
 
 
 class TooManyRequests(HTTPException):
@@ -173,6 +217,8 @@ class RateLimits:
         self.writes_per_address = Rate.of(
             settings.writes_per_address, "writes from this address", "SCOREBOARD_WRITES_PER_ADDRESS"
         )
+        self.good: set[str] = set()  # digests of tokens that signed in (refuse_guessers)
+        self.blocked: dict[str, float] = {}  # address -> until (time.monotonic())
         self.writes_per_token = Rate.of(
             settings.writes_per_token, "writes with this token", "SCOREBOARD_WRITES_PER_TOKEN"
         )
@@ -187,25 +233,50 @@ class RateLimits:
             return None
         retry_after = max(1, math.ceil(reset - time.time()))
         item = rate.item
-        per = (
-            f"{item.multiples} {item.GRANULARITY.name}s"
-            if item.multiples > 1
-            else (f"a {item.GRANULARITY.name}")
-        )
+        per = _per(item)
         return TooManyRequests(
             f"too many {rate.counts}: at most {item.amount} {per} ({rate.setting}); "
             f"try again in {retry_after} s",
             retry_after,
         )
 
+    @staticmethod
+    def digest(token: str) -> str:
+        return hashlib.sha256(token.encode(errors="replace")).hexdigest()[:32]
+
+    def signed_in(self, token: str) -> None:
+        """A token that signed in: it passes `refuse_guessers` even from a blocked address."""
+        if len(self.good) >= MAX_GOOD_TOKENS:
+            self.good.clear()  # they sign in again, one request each
+        self.good.add(self.digest(token))
+
+    def guessing(self, address: str, token: str) -> int | None:
+        """Seconds to wait, if this address is over its failed sign-ins and the token has
+        not signed in in this process; else None (the app checks the token as usual)."""
+        until = self.blocked.get(address)
+        if until is None:
+            return None
+        left = until - time.monotonic()
+        if left <= 0:
+            del self.blocked[address]
+            return None
+        return None if self.digest(token) in self.good else max(1, math.ceil(left))
+
     def failed_authentication(self, address: str, token: str | None) -> TooManyRequests | None:
         """Count a failed sign-in: the 429 to answer instead of the 401 once it is over a
         limit, else None. Only failures count: a good token is never refused by them, so a
         judge behind the same address as someone guessing goes on entering hands."""
         refused = self._hit(self.failures_per_address, "auth-failures", "address", address)
+        if refused is not None:
+            # Until the window frees a slot, this address's guesses are answered before the
+            # app sees them (refuse_guessers): each costs the server next to nothing.
+            retry_after = int((refused.headers or {}).get("Retry-After", "1"))
+            if len(self.blocked) >= MAX_GOOD_TOKENS:
+                self.blocked.clear()
+            self.blocked[address] = time.monotonic() + retry_after
         if token:
             # The counter is keyed by the token's digest: no token is ever stored in Redis.
-            digest = hashlib.sha256(token.encode(errors="replace")).hexdigest()[:32]
+            digest = self.digest(token)
             refused = self._hit(self.failures_per_token, "auth-failures", "token", digest) or (
                 refused
             )
