@@ -105,6 +105,13 @@ def serve(
         # A client that answers no ping in time is gone (a phone off the hall's Wi-Fi).
         ws_ping_interval=settings.ws_ping_interval,
         ws_ping_timeout=settings.ws_ping_timeout,
+        # A client's message over this is refused by the protocol itself (close 1009) before
+        # it is buffered whole: uvicorn's default is 16 MiB (issue 14).
+        ws_max_size=settings.ws_message_bytes,
+        # The client's address behind a proxy: uvicorn takes X-Forwarded-For only from the
+        # proxies in FORWARDED_ALLOW_IPS (127.0.0.1 unless set), as it does X-Forwarded-Proto
+        # (app/web/guards.py; README, "What one client may ask").
+        proxy_headers=True,
         ws=LiveFeedProtocol,  # lets the live feed write a frame once for every client
         # HTTPS lets tablets on the hall's LAN use the service worker and crypto.randomUUID,
         # which browsers allow only in a secure context (docs/https.md).

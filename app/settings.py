@@ -9,6 +9,7 @@ from typing import Literal, Self
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import limits
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -131,6 +132,34 @@ class Settings(BaseSettings):
             sqlite_busy=self.sqlite_busy_timeout,
         )
 
+    # -- what one client may ask of the server (issue 14: no anonymous client exhausts it) --
+    # The live feed, per connection: channels followed in all (a hall screen follows 2, a
+    # tablet 1 or 2, a phone its player, its table and the players it follows) ...
+    ws_channels_per_connection: int = Field(default=64, ge=1)
+    # ... messages from the client, a token bucket: a reconnect is one subscribe, a phone
+    # following players one each, a client that missed changes one resync per channel
+    ws_messages_per_second: float = Field(default=10.0, gt=0)
+    ws_message_burst: int = Field(default=100, ge=1)
+    # ... and the size of one message (64 channel names of the longest fit in 16 KiB)
+    ws_message_bytes: int = Field(default=32 * 1024, ge=1024)
+    # Live feed connections open at once from one address. A hall behind NAT, where every
+    # phone and screen shares one address, needs this raised (README, "The live feed").
+    ws_connections_per_address: int = Field(default=200, ge=1)
+    # Request bodies, refused (413) before anything reads them: a hand or any other write
+    # is well under 2 KiB; a log, a CSV or a JSON list of players may be megabytes.
+    body_limit_bytes: int = Field(default=16 * 1024, ge=1024)
+    import_body_limit_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    # Rate limits (the `limits` library's notation, "100/minute"), answered 429 with
+    # Retry-After; in memory for one process, in Redis (SCOREBOARD_REDIS_URL) for several.
+    # Failed authentication (a wrong or missing token), per address and per wrong token:
+    auth_failures_per_address: str = "100/minute"
+    auth_failures_per_token: str = "20/minute"
+    # Writes with a good token. A judge enters a hand a minute or so; a tablet back online
+    # sends its whole outbox at once, one entry after the other, as fast as they are answered.
+    writes_per_token: str = "600/minute"
+    writes_per_address: str = "12000/minute"  # a hall behind NAT: 256 tablets replaying
+    rate_limit_key_prefix: str = "scoreboard"  # of the counters' keys in Redis
+
     @field_validator("public_url")
     @classmethod
     def _public_url_is_an_address(cls, url: str | None) -> str | None:
@@ -148,6 +177,20 @@ class Settings(BaseSettings):
                 f"#fragment: {url!r}"
             )
         return url.strip().rstrip("/")
+
+    @field_validator(
+        "auth_failures_per_address",
+        "auth_failures_per_token",
+        "writes_per_token",
+        "writes_per_address",
+    )
+    @classmethod
+    def _is_a_rate(cls, rate: str) -> str:
+        try:
+            limits.parse(rate)
+        except ValueError as error:
+            raise ValueError(f"a rate such as '100/minute' or '10/second', not {rate!r}") from error
+        return rate
 
     @model_validator(mode="after")
     def _refuse_unsafe_production_defaults(self) -> Self:

@@ -40,13 +40,35 @@ def channel_kind(channel: str) -> str:
     return channel.split(":", 1)[0]
 
 
+MAX_PLAYER_ID = 200  # characters of a player id in a channel name
+MAX_CHANNEL_NAME = len("player:") + MAX_PLAYER_ID
+
+
 def valid_channel(channel: str) -> bool:
+    if len(channel) > MAX_CHANNEL_NAME:
+        return False
     kind, _, argument = channel.partition(":")
     if kind in KEYED:
         return not argument
     if kind == "table":
-        return argument.isdigit() and 0 < int(argument) < 2**31
-    return kind == "player" and bool(argument) and len(argument) <= 200
+        # ASCII digits only, and few of them: int() of thousands of digits is slow or refused
+        return argument.isascii() and argument.isdigit() and 0 < int(argument) < 2**31
+    return kind == "player" and bool(argument) and len(argument) <= MAX_PLAYER_ID
+
+
+def in_tournament(tournament: Tournament, channel: str) -> bool:
+    """Whether the tournament has what a (valid) channel names: a registered player, a table
+    number no higher than its players could fill or its seatings use. The live feed follows
+    only these (issue 14), so its work is bounded by the tournament, never by what clients
+    make up: a flush computes every followed channel."""
+    kind, _, argument = channel.partition(":")
+    if kind == "player":
+        return tournament.player_named(argument) is not None
+    if kind == "table":
+        seated = [table for _, table in tournament.current_round.tables]
+        most = max([-(-len(tournament.players) // 4), 1, *seated])
+        return int(argument) <= most
+    return True
 
 
 Base = tuple[int, int, int, int]  # what a hand can change in a row (LiveStandings.bases)

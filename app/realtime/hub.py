@@ -33,6 +33,7 @@ from app.realtime.channels import (
     States,
     change,
     channel_kind,
+    in_tournament,
     next_boundary,
 )
 from app.services.store import Appended, TournamentStore
@@ -192,11 +193,12 @@ class Feed:
                 log.exception("live feed of tournament %s failed to update", self.tournament_id)
 
     async def _compute(
-        self, channels: Iterable[str], at_least: int | None = None
+        self, channels: Iterable[str], at_least: int | None = None, *, existing: bool = False
     ) -> tuple[int, dict[str, LiveState]]:
         """The channels' states. With `at_least`, from the store's cached state when that
         holds the version (a commit of this process: no thread, no query, a few ms sooner
-        to every client); otherwise, and without it, as the database has them."""
+        to every client); otherwise, and without it, as the database has them. With
+        `existing`, only of the channels the tournament has (channels.in_tournament)."""
         wanted = sorted(channels)
         now = self.hub.clock()
         held = self.states.get("standings")
@@ -205,7 +207,11 @@ class Feed:
 
         def view(tournament: Any, version: int) -> tuple[int, dict[str, LiveState]]:
             states = States(tournament, now, earlier)
-            return version, {channel: states.live(channel) for channel in wanted}
+            return version, {
+                channel: states.live(channel)
+                for channel in wanted
+                if not existing or in_tournament(tournament, channel)
+            }
 
         if at_least is not None:
             cached = self.hub.store.read_cached(self.tournament_id, view, at_least)
@@ -304,19 +310,29 @@ class Feed:
             delay = (moment - self.hub.clock()).total_seconds() + 0.05
             self.boundary = asyncio.get_running_loop().call_later(delay, self.dirty.set)
 
-    async def subscribe(self, connection: Connection, wanted: Mapping[str, int | None]) -> None:
+    async def subscribe(
+        self, connection: Connection, wanted: Mapping[str, int | None]
+    ) -> list[str]:
         """Add channels to a connection: what it missed since the versions it names, or a
-        snapshot of each, and from then on every change."""
+        snapshot of each, and from then on every change. The channels the tournament does
+        not have (an unregistered player, a table beyond its tables) are not followed: they
+        are returned, for the client to hear of (issue 14)."""
         async with self.lock:
             await self._flush_if_stale()
             # A state held for a channel nobody follows has had no flush since (one that was
             # under way when its last client left may have stored it again): compute it anew.
             missing = [c for c in wanted if c not in self.states or c not in self.subscribers]
+            absent = []
             if missing:
-                version, fresh = await self._compute(missing)
+                # From the state the feed is at when this process has it: no thread, no
+                # query, and never the tournament's lock that the judges' writes take.
+                held = self.version if self.version >= 0 else None
+                version, fresh = await self._compute(missing, held, existing=True)
                 self.version = max(self.version, version)
                 for channel, new in fresh.items():
                     self.states[channel] = (version, new)
+                absent = [channel for channel in missing if channel not in fresh]
+                wanted = {c: since for c, since in wanted.items() if c not in absent}
             for channel, since in wanted.items():
                 held_version, held = self.states[channel]
                 self._join(connection, channel, held_version)
@@ -341,6 +357,7 @@ class Feed:
             self.connections.add(connection)
             if not self.clocks_followed and any(channel_kind(c) in TIMED for c in wanted):
                 self.dirty.set()  # the next flush computes the clocks and their next boundary
+        return absent
 
     def _missed(self, channel: str, since: int | None, version: int) -> list[bytes] | None:
         """The changes from `since` to `version`, if history still holds all of them."""
@@ -435,6 +452,9 @@ class Hub:
         self.tasks: list[asyncio.Task[None]] = []
         self.sweeps = 0  # how many times _sweep has looked: the clock of sending_since
         self.closing: set[asyncio.Task[None]] = set()  # closes of clients too slow to keep up
+        # Live feed connections open per client address (app/web/live.py: at most
+        # SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS each)
+        self.addresses: dict[str, int] = {}
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()

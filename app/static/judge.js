@@ -1913,6 +1913,13 @@ class Tablet {
       this.tokenProblem = answer?.detail ?? "401";
       entry.lastError = "token not accepted";
       settled = false;
+    } else if (response.status === 429) {
+      // Over a rate limit (issue 14): not a refusal of the entry. Sent again when the
+      // server says, and the entries behind it wait, in order.
+      const seconds = Number(response.headers.get("Retry-After")) || RETRY_EVERY_MS / 1000;
+      entry.lastError = `the server asks to wait ${seconds} s`;
+      settled = false;
+      setTimeout(() => this.flush(), seconds * 1000);
     } else if (response.status >= 400 && response.status < 500) {
       entry.status = "refused";
       entry.error = answer?.detail ?? `the server refused it (HTTP ${response.status})`;

@@ -16,6 +16,7 @@ from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
+from app.web.guards import RateLimits, limit_bodies, refuse_guessers
 from app.web.logs import redact_tokens_in_server_logs
 
 
@@ -25,12 +26,18 @@ class AppState(TypedDict):
     settings: Settings
     store: TournamentStore
     hub: Hub
+    rate_limits: RateLimits
 
 
 class ScoreboardApp(FastAPI):
+    settings: Settings
+
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
-        return live.feed_first(head_as_get(super().build_middleware_stack()))
+        # A body over its limit is refused before any of them reads it (issue 14).
+        # So is a guess from an address over its failed sign-ins (guards.refuse_guessers).
+        inner = refuse_guessers(head_as_get(super().build_middleware_stack()))
+        return live.feed_first(limit_bodies(inner, self.settings))
 
 
 def head_as_get(app: ASGIApp) -> ASGIApp:
@@ -84,7 +91,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store.subscribers.append(backplane.publish)
             await backplane.start()
         try:
-            yield AppState(settings=app_settings, store=store, hub=hub)
+            yield AppState(
+                settings=app_settings,
+                store=store,
+                hub=hub,
+                rate_limits=RateLimits(app_settings),
+            )
         finally:
             if backplane is not None:
                 await backplane.stop()
@@ -101,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.settings = app_settings
     app.include_router(routes.router)
     pages.mount_static(app)
     pages.install_docs(app)

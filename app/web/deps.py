@@ -12,6 +12,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from app.services.errors import TokenRefused
 from app.services.store import TournamentStore
 from app.settings import Settings
+from app.web.guards import RateLimits, client_address
 
 # Tournament ids, rounds, tables and hands fit the database's 32-bit integers; a bigger
 # number is refused as malformed input (422) before any query sees it.
@@ -38,16 +39,34 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def _unauthorized(message: str) -> HTTPException:
+def _unauthorized(request: Request, credentials: Credentials, message: str) -> HTTPException:
+    # issue 14: every failed sign-in is counted; past a limit the answer is 429 (guards.py)
+    rate_limits: RateLimits = request.state.rate_limits
+    token = None if credentials is None else credentials.credentials
+    too_many = rate_limits.failed_authentication(client_address(request.scope), token)
+    if too_many is not None:
+        return too_many
     return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def require_admin(settings: SettingsDep, credentials: Credentials) -> None:
+def _signed_in(request: Request, token: str, credential: str) -> None:
+    """issue 14: a good token passes a blocked address's guard, and writes are rate limited
+    per credential and per address (guards.py)."""
+    rate_limits: RateLimits = request.state.rate_limits
+    rate_limits.signed_in(token)
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        rate_limits.write(client_address(request.scope), credential)
+
+
+def require_admin(request: Request, settings: SettingsDep, credentials: Credentials) -> None:
     if credentials is None:
-        raise _unauthorized("an admin token is needed (Authorization: Bearer ...)")
+        raise _unauthorized(
+            request, credentials, "an admin token is needed (Authorization: Bearer ...)"
+        )
     expected = settings.admin_token.get_secret_value()
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
-        raise _unauthorized("this is not the admin token")
+        raise _unauthorized(request, credentials, "this is not the admin token")
+    _signed_in(request, credentials.credentials, "admin")
 
 
 @dataclass(frozen=True)
@@ -59,14 +78,17 @@ class Judge:
     token_id: int
 
 
-def require_judge(store: StoreDep, credentials: Credentials) -> Judge:
+def require_judge(request: Request, store: StoreDep, credentials: Credentials) -> Judge:
     if credentials is None:
-        raise _unauthorized("a table token is needed (Authorization: Bearer ...)")
+        raise _unauthorized(
+            request, credentials, "a table token is needed (Authorization: Bearer ...)"
+        )
     try:
         # Read from the database on every request: a revocation holds at once everywhere.
         token = store.judge_token(credentials.credentials)
     except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
-        raise _unauthorized(str(refused)) from None
+        raise _unauthorized(request, credentials, str(refused)) from None
+    _signed_in(request, credentials.credentials, f"table-token-{token.id}")
     return Judge(token.tournament_id, token.table, token.id)
 
 

@@ -37,6 +37,7 @@ from app.services.errors import (
     NotFound,
 )
 from app.services.store import TournamentStore
+from app.web.guards import TooManyRequests
 from app.web.pages import templates
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class Problem(BaseModel):
 
 
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": Problem} for status in (401, 403, 404, 409, 422)
+    status: {"model": Problem} for status in (401, 403, 404, 409, 413, 422, 429)
 }
 # Seconds a client is told to wait before it sends a request again that the database could
 # not take in time (503): about one lock timeout (app/db/engine.py).
@@ -207,6 +208,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         return await answer(request, _http_error(error))
+
+    @app.exception_handler(TooManyRequests)
+    async def too_many(_: Request, error: TooManyRequests) -> JSONResponse:
+        response = problem(429, str(error.detail), field=error.field)
+        response.headers.update(error.headers or {})
+        return response
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, error: NotFound) -> Response:

@@ -8,6 +8,15 @@ binary frames, encoded once for all clients (`?format=text` sends text frames in
 A `heartbeat` comes every 5 seconds. The client may send
 `{"type": "subscribe", "channels": {"table:3": null}}`, `{"type": "unsubscribe", "channels":
 ["table:3"]}` or `{"type": "resync", "channels": ["standings"]}`.
+
+What one client may ask (issue 14; docs/contract.md §4, "The live feed's limits"): at most
+SCOREBOARD_WS_CHANNELS_PER_CONNECTION channels followed in all, messages of at most
+SCOREBOARD_WS_MESSAGE_BYTES, at most SCOREBOARD_WS_MESSAGES_PER_SECOND messages a second (a
+token bucket of SCOREBOARD_WS_MESSAGE_BURST), and SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS
+connections at once from one address. A request the feed refuses but can read (channels
+over the limit, a message that is not JSON it can read) is answered with an `error` frame and
+the connection stays; a client over a limit on what it sends is closed (CLOSE_CODES). A close
+reason never repeats what the client sent, and always fits a close frame (123 bytes).
 """
 
 from __future__ import annotations
@@ -15,26 +24,43 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from app.domain.log import format_time
-from app.realtime.channels import valid_channel
+from app.realtime.channels import MAX_CHANNEL_NAME, valid_channel
 from app.realtime.hub import GONE, HEARTBEAT_INTERVAL, Connection, Hub, encode
 from app.services.errors import NotFound
+from app.settings import Settings
+from app.web.guards import client_address
 from app.web.live_protocol import DIRECT_WRITE
 
 DEFAULT_CHANNELS = "standings,clocks"
-MAX_CHANNELS = 64
 LIVE_PATH = re.compile(r"/ws/tournaments/([^/]+)")
 BAD_REQUEST = 1008  # close code: a parameter of the URL is not valid (named in the reason)
+TOO_BIG = 1009  # close code: a message over SCOREBOARD_WS_MESSAGE_BYTES (RFC 6455)
+TOO_MANY = 4429  # close code: too many messages a second, or connections from one address
+CLOSE_CODES = {
+    BAD_REQUEST: "a parameter of the URL is not valid",
+    TOO_BIG: "a message was too big",
+    TOO_MANY: "too many messages a second, or too many connections from one address",
+    GONE: "the tournament does not exist",
+}
+MAX_CLOSE_REASON = 123  # bytes: what a close frame holds after its code (RFC 6455 5.5)
+
+
+def reason(text: str) -> str:
+    """A close reason that fits its frame: the server's own words, cut to 123 bytes of
+    UTF-8 (never mid-character) should one ever run longer."""
+    return text.encode()[:MAX_CLOSE_REASON].decode(errors="ignore")
 
 
 def _channels(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
-    return list(dict.fromkeys(names))[:MAX_CHANNELS]
+    return list(dict.fromkeys(names))
 
 
 def feed_first(app: ASGIApp) -> ASGIApp:
@@ -63,27 +89,59 @@ def _number(text: str) -> int | None:
 async def live(websocket: WebSocket, tournament: str) -> None:
     """`WS /ws/tournaments/{tid}?channels=...&since=...&format=...` (module docstring)."""
     hub: Hub = websocket.state.hub
+    settings: Settings = websocket.state.settings
+    address = client_address(websocket.scope)
+    await websocket.accept()
+    # Counted from the accept to the end of the handler, whatever happens in between.
+    hub.addresses[address] = hub.addresses.get(address, 0) + 1
+    try:
+        await _serve(websocket, tournament, hub, settings, address)
+    finally:
+        left = hub.addresses.pop(address, 1) - 1
+        if left > 0:
+            hub.addresses[address] = left
+
+
+async def _serve(
+    websocket: WebSocket, tournament: str, hub: Hub, settings: Settings, address: str
+) -> None:
     query = websocket.query_params
+    limit = settings.ws_channels_per_connection
+    if hub.addresses[address] > settings.ws_connections_per_address:
+        await _close(
+            websocket,
+            TOO_MANY,
+            f"too many connections from this address: at most "
+            f"{settings.ws_connections_per_address} (SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS)",
+        )
+        return
     wanted = _channels(query.get("channels", DEFAULT_CHANNELS))
     text = query.get("format") == "text"
-    await websocket.accept()
     tournament_id = _number(tournament)
     if tournament_id is None:
-        await websocket.close(BAD_REQUEST, f"tournament: {tournament!r} is not a tournament id")
+        await _close(websocket, BAD_REQUEST, "tournament: the tournament id is a number")
         return
     since_text = query.get("since")
     since = None if since_text is None else _number(since_text)
     if since_text is not None and since is None:
-        await websocket.close(BAD_REQUEST, "since: the version to resume from is a number")
+        await _close(websocket, BAD_REQUEST, "since: the version to resume from is a number")
         return
-    bad = [name for name in wanted if not valid_channel(name)]
-    if bad:
-        await websocket.close(BAD_REQUEST, f"unknown channel {bad[0]!r}")
+    if len(wanted) > limit:
+        await _close(websocket, BAD_REQUEST, f"channels: at most {limit} a connection")
+        return
+    if not all(valid_channel(name) for name in wanted):
+        # Never the name itself: the client wrote it, and it may not even fit the frame.
+        await _close(
+            websocket,
+            BAD_REQUEST,
+            "channels: one is not a channel of the feed "
+            f"(standings, clocks, table:N, player:ID, at most {MAX_CHANNEL_NAME} characters)",
+        )
         return
     try:
         version = await asyncio.to_thread(hub.store.version, tournament_id)
     except NotFound:
-        await websocket.close(GONE, f"tournament {tournament_id} does not exist")
+        await _close(websocket, GONE, f"tournament {tournament_id} does not exist")
         return
 
     if text:
@@ -96,8 +154,8 @@ async def live(websocket: WebSocket, tournament: str) -> None:
         async def send(frame: bytes) -> None:
             await websocket.send_bytes(frame)
 
-    async def close(code: int, reason: str) -> None:
-        await websocket.close(code, reason)
+    async def close(code: int, why: str) -> None:
+        await websocket.close(code, reason(why))
 
     # uvicorn with app/web/live_protocol.py (`scoreboard serve`) lets the feed write frames
     # itself; under any other server every frame goes through `send`.
@@ -124,28 +182,63 @@ async def live(websocket: WebSocket, tournament: str) -> None:
             }
         ),
     )
-    await feed.subscribe(connection, dict.fromkeys(wanted, since))
+    _absent(connection, await feed.subscribe(connection, dict.fromkeys(wanted, since)))
     writer = asyncio.create_task(feed.write(connection))
     connection.writer = writer
+    bucket = TokenBucket(settings.ws_messages_per_second, settings.ws_message_burst)
     try:
         while True:
-            request = await _receive(websocket)
-            if request is None:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", 1000))
+            if not bucket.take():
+                await close(
+                    TOO_MANY,
+                    f"too many messages: at most {settings.ws_messages_per_second:g} a second "
+                    "(SCOREBOARD_WS_MESSAGES_PER_SECOND)",
+                )
+                return
+            request = _request(message, settings.ws_message_bytes)
+            if isinstance(request, int):
+                await close(
+                    TOO_BIG,
+                    f"message too big: at most {request} bytes (SCOREBOARD_WS_MESSAGE_BYTES)",
+                )
+                return
+            if isinstance(request, str):
+                connection.offer(None, _error("message", request))
                 continue
             kind = request.get("type")
             names = request.get("channels") or {}
             if kind == "subscribe" and isinstance(names, dict):
                 chosen = {
-                    str(name): held if isinstance(held, int) else None
-                    for name, held in list(names.items())[:MAX_CHANNELS]
-                    if valid_channel(str(name))
+                    str(name): _version(held) for name, held in names.items() if valid_channel(name)
                 }
-                await feed.subscribe(connection, chosen)
+                room = limit - len(connection.channels)
+                new = [name for name in chosen if name not in connection.channels]
+                if len(new) > room:
+                    # The channels that fit are followed; the client hears which did not.
+                    for name in new[max(room, 0) :]:
+                        del chosen[name]
+                    connection.offer(
+                        None,
+                        _error(
+                            "channels",
+                            f"at most {limit} channels a connection "
+                            "(SCOREBOARD_WS_CHANNELS_PER_CONNECTION): "
+                            f"{len(new) - max(room, 0)} of this subscribe not followed",
+                            refused=new[max(room, 0) :],
+                        ),
+                    )
+                if chosen:
+                    _absent(connection, await feed.subscribe(connection, chosen))
             elif kind == "unsubscribe" and isinstance(names, list):
-                feed.unsubscribe(connection, [str(name) for name in names])
+                feed.unsubscribe(connection, [name for name in names if isinstance(name, str)])
                 feed.connections.add(connection)
             elif kind == "resync" and isinstance(names, list):
-                connection.resync.update(str(n) for n in names if str(n) in connection.channels)
+                connection.resync.update(
+                    n for n in names if isinstance(n, str) and n in connection.channels
+                )
                 connection.offer(None, b"")
     except WebSocketDisconnect:
         pass
@@ -157,13 +250,69 @@ async def live(websocket: WebSocket, tournament: str) -> None:
         await asyncio.wait({writer}, timeout=1.0)
 
 
-async def _receive(websocket: WebSocket) -> dict[str, Any] | None:
-    message = await websocket.receive()
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    text = message.get("text") or (message.get("bytes") or b"").decode(errors="replace")
+def _absent(connection: Connection, channels: list[str]) -> None:
+    if channels:
+        connection.offer(
+            None,
+            _error(
+                "channels",
+                "not followed: no such player or table in this tournament",
+                refused=channels,
+            ),
+        )
+
+
+async def _close(websocket: WebSocket, code: int, why: str) -> None:
+    await websocket.close(code, reason(why))
+
+
+class TokenBucket:
+    """Messages a client may send: `burst` at once, refilled at `rate` a second."""
+
+    __slots__ = ("rate", "burst", "tokens", "at")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def _version(held: object) -> int | None:
+    """The version a client says it holds: a number the database's versions can be."""
+    if isinstance(held, int) and not isinstance(held, bool) and 0 <= held < 2**63:
+        return held
+    return None
+
+
+def _error(field: str, detail: str, **more: Any) -> bytes:
+    """An `error` frame: the feed refused a request, and says which part and why."""
+    return encode({"type": "error", "field": field, "detail": detail, **more})
+
+
+def _request(message: Any, max_bytes: int) -> dict[str, Any] | str | int:
+    """The client's request; a str saying why it cannot be read; or the byte limit it is
+    over. A message nested thousands deep is refused here, never a RecursionError."""
+    raw = message.get("bytes")
+    if raw is None:
+        raw = (message.get("text") or "").encode()
+    if len(raw) > max_bytes:  # uvicorn refuses these already under `scoreboard serve`
+        return max_bytes
     try:
-        request = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return request if isinstance(request, dict) else None
+        request = json.loads(raw)
+    except RecursionError:
+        return "the message is nested too deep to read"
+    except ValueError:  # not JSON, not UTF-8, or a number of thousands of digits
+        return "the message is not JSON the feed can read"
+    if not isinstance(request, dict):
+        return "the message is a JSON object with a type"
+    return request

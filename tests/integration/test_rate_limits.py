@@ -1,0 +1,196 @@
+"""Rate limits on failed authentication and on writes (issue 14), answered 429 with
+Retry-After: in memory for one process, in Redis when SCOREBOARD_REDIS_URL is set, where
+every process serving the tournament shares one count.
+
+Seen before: 1,200 wrong tokens in 3.2 s all got 401, never 429. Each test runs on both
+databases and both counters' stores; the Redis counters of a test carry a key prefix of
+their own, so that no two tests (or two runs) count together.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.services.store import TournamentStore
+from app.settings import Settings
+from app.web import create_app
+from bench.load import RoundOne
+from tests.integration.conftest import ADMIN_TOKEN
+from tests.integration.judging_setup import Setup, open_tournament
+from tests.integration.live_setup import redis_url
+
+WRONG_TOKENS = 1_200  # as many as were sent in 3.2 s when this was seen
+FAILURES_PER_ADDRESS = 100
+ATTACKER = ("203.0.113.7", 40000)  # documentation addresses (RFC 5737)
+HALL_TABLET = ("198.51.100.20", 40001)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def counters(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Where the counts are kept: this process's memory, or the test Redis (db 3), under a
+    key prefix of this test's own."""
+    if request.param == "memory":
+        return {}
+    return {"redis_url": redis_url(), "rate_limit_key_prefix": f"test-{uuid.uuid4().hex}"}
+
+
+@pytest.fixture
+def settings(database_url: str, counters: dict[str, Any]) -> Settings:
+    return Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        auth_failures_per_address=f"{FAILURES_PER_ADDRESS}/minute",
+        **counters,
+    )
+
+
+@pytest.fixture
+def tournament(store: TournamentStore) -> tuple[Setup, RoundOne]:
+    round_one = RoundOne.generate(players=16, seed=3)
+    return open_tournament(store, round_one.setup_lines, round_one.tables), round_one
+
+
+def client_from(settings: Settings, address: tuple[str, int]) -> TestClient:
+    """A server (its lifespan runs under `with`) and a client at `address`."""
+    return TestClient(create_app(settings), client=address)
+
+
+def also_from(served: TestClient, address: tuple[str, int]) -> TestClient:
+    """Another client of the same running server, at another address."""
+    other = TestClient(served.app, client=address)
+    other.app_state.update(served.app_state)  # the lifespan's state, as the server has it
+    return other
+
+
+@pytest.fixture
+def attacker(settings: Settings) -> Iterator[TestClient]:
+    with client_from(settings, ATTACKER) as client:
+        yield client
+
+
+def test_wrong_tokens_past_the_limit_get_429_with_retry_after_and_good_tokens_still_work(
+    settings: Settings, attacker: TestClient, tournament: tuple[Setup, RoundOne]
+) -> None:
+    setup, round_one = tournament
+    url = setup.url("hands")
+    first = round_one.hands[1][0]
+    # A judge at the attacker's address (a hall behind NAT) is at work before the attack.
+    second, third = round_one.hands[2][:2]
+    entered = attacker.post(url, json=second, headers=setup.headers(2, key="nat-1"))
+    assert entered.status_code == 201, entered.text
+    statuses = []
+    for attempt in range(WRONG_TOKENS):
+        wrong = {"Authorization": f"Bearer guess-{attempt}", "Idempotency-Key": f"k{attempt}"}
+        response = attacker.post(url, json=first, headers=wrong)
+        statuses.append(response.status_code)
+        if response.status_code == 429:
+            last = response
+    assert statuses[:FAILURES_PER_ADDRESS] == [401] * FAILURES_PER_ADDRESS
+    assert set(statuses[FAILURES_PER_ADDRESS:]) == {429}
+    retry_after = int(last.headers["Retry-After"])
+    assert 1 <= retry_after <= 60
+    problem = last.json()
+    assert problem["field"] == "Authorization"
+    assert "at most 100 a minute" in problem["detail"]
+    assert "SCOREBOARD_AUTH_FAILURES_PER_ADDRESS" in problem["detail"]
+
+    # The right token from another address enters its hand...
+    tablet = also_from(attacker, HALL_TABLET)
+    entered = tablet.post(url, json=first, headers=setup.headers(1, key="hall-1"))
+    assert entered.status_code == 201, entered.text
+    # ...and so does the judge's good token from the attacker's own address: only failures
+    # are counted, and a token that signed in is never refused by them.
+    entered = attacker.post(url, json=third, headers=setup.headers(2, key="nat-2"))
+    assert entered.status_code == 201, entered.text
+    # A wrong admin token from there is refused 429 as well.
+    wrong_admin = attacker.post("/api/tournaments", json={}, headers={"Authorization": "Bearer x"})
+    assert wrong_admin.status_code == 429
+
+
+def test_the_same_wrong_token_is_limited_on_its_own_from_any_address(
+    settings: Settings, attacker: TestClient, tournament: tuple[Setup, RoundOne]
+) -> None:
+    """A tablet left with a stale token retries it; spread over addresses it still counts."""
+    setup, round_one = tournament
+    headers = {"Authorization": "Bearer a-stale-token", "Idempotency-Key": "k"}
+    limit = int(settings.auth_failures_per_token.split("/")[0])
+    statuses = []
+    for attempt in range(limit + 5):
+        client = also_from(attacker, (f"192.0.2.{attempt + 1}", 5000))
+        statuses.append(
+            client.post(setup.url("hands"), json=round_one.hands[1][0], headers=headers)
+        )
+    assert [r.status_code for r in statuses] == [401] * limit + [429] * 5
+    assert "SCOREBOARD_AUTH_FAILURES_PER_TOKEN" in statuses[-1].json()["detail"]
+
+
+def test_a_tablets_outbox_replay_of_50_entries_is_not_refused(
+    settings: Settings, tournament: tuple[Setup, RoundOne]
+) -> None:
+    """A tablet back on the network sends its outbox one entry after the other, as fast as
+    they are answered (app/static/judge.js, flush): here 32 hands and 18 corrections."""
+    setup, round_one = tournament
+    hands = round_one.hands[1]
+    entries = [("hands", body) for body in hands]
+    last = hands[-1]
+    entries += [("corrections", {**last, "reason": f"recount {n}"}) for n in range(18)]
+    assert len(entries) == 50
+    with client_from(settings, HALL_TABLET) as tablet:
+        for number, (route, body) in enumerate(entries):
+            response = tablet.post(
+                setup.url(route), json=body, headers=setup.headers(1, key=f"outbox-{number}")
+            )
+            assert response.status_code == 201, (number, response.text)
+
+
+def test_writes_past_the_limit_per_token_get_429_and_other_tablets_go_on(
+    database_url: str, counters: dict[str, Any], store: TournamentStore
+) -> None:
+    settings = Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        writes_per_token="5/minute",
+        **counters,
+    )
+    round_one = RoundOne.generate(players=16, seed=3)
+    setup = open_tournament(store, round_one.setup_lines, round_one.tables)
+    with client_from(settings, HALL_TABLET) as tablet:
+        answers = [
+            tablet.post(setup.url("hands"), json=body, headers=setup.headers(1, key=f"w{n}"))
+            for n, body in enumerate(round_one.hands[1][:6])
+        ]
+        assert [a.status_code for a in answers] == [201] * 5 + [429]
+        assert int(answers[-1].headers["Retry-After"]) >= 1
+        assert "SCOREBOARD_WRITES_PER_TOKEN" in answers[-1].json()["detail"]
+        # reads are not writes, and another table's token has its own count
+        assert tablet.get(setup.url("standings")).status_code == 200
+        other = tablet.post(
+            setup.url("hands"), json=round_one.hands[2][0], headers=setup.headers(2, key="o")
+        )
+        assert other.status_code == 201, other.text
+
+
+def test_processes_sharing_redis_share_one_count(
+    database_url: str, tournament: tuple[Setup, RoundOne]
+) -> None:
+    """Two apps (two server processes, as far as the counters know) on one Redis: failures
+    in one count in the other."""
+    setup, round_one = tournament
+    shared = Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        redis_url=redis_url(),
+        rate_limit_key_prefix=f"test-{uuid.uuid4().hex}",
+        auth_failures_per_address="10/minute",
+    )
+    wrong = {"Authorization": "Bearer nope", "Idempotency-Key": "k"}
+    body = round_one.hands[1][0]
+    with client_from(shared, ATTACKER) as one, client_from(shared, ATTACKER) as other:
+        first = [one.post(setup.url("hands"), json=body, headers=wrong) for _ in range(5)]
+        then = [other.post(setup.url("hands"), json=body, headers=wrong) for _ in range(10)]
+    assert [r.status_code for r in first + then] == [401] * 10 + [429] * 5
