@@ -5,10 +5,10 @@ values in them) never crash the connection with an exception in the server's log
 connection either goes on answering (a resync gets an answer) or is closed with a reason
 the feed gives, never 1011 (an internal error).
 
-The two cases seen in issue 14 that the websocket limits fix (a colleague's part,
-app/web/live.py: the close reason's length, the nesting of a subscribe message) are run
-as their own tests below, marked xfail(strict=False) until that fix lands; the generated
-cases stay clear of them (channel names in the address are short, nesting is shallow).
+The two cases seen in issue 14 that the websocket limits fix (app/web/live.py: the close
+reason's length, the nesting of a subscribe message) are run as their own tests below; the
+generated cases stay clear of them (channel names in the address are short, nesting is
+shallow).
 """
 
 from __future__ import annotations
@@ -177,22 +177,12 @@ def test_no_generated_address_or_message_crashes_a_connection(
 # -- the two cases of issue 14 the websocket limits fix ----------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 14, websocket limits (a colleague's part, app/web/live.py): the close "
-    "reason echoes a channel name of 201 characters, over the 123 bytes a reason may take",
-)
 def test_a_channel_name_of_201_characters_in_the_address_is_closed_cleanly(
     live: LiveTarget,
 ) -> None:
     _run(live, "channels=player:" + "x" * 201, [])
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 14, websocket limits (a colleague's part, app/web/live.py): a subscribe "
-    "message nested 100,000 deep raises RecursionError in the feed's json.loads",
-)
 def test_a_subscribe_message_nested_100000_deep_is_closed_cleanly(live: LiveTarget) -> None:
     deep = '{"type":"subscribe","channels":' + "[" * 100_000 + "]" * 100_000 + "}"
     _run(live, "", [deep])
