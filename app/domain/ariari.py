@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
+from app.domain.bounds import MAX_HANDS, short
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
 from app.domain.hands import PlayerId, Settlement, check_fields, player_id
 
@@ -134,10 +135,23 @@ def _players(raw: Mapping[str, Any], key: str, field: str) -> tuple[PlayerId, ..
     return players
 
 
-def _count(raw: object, field: str, rule: str, minimum: int) -> int:
-    if not isinstance(raw, int) or isinstance(raw, bool) or raw < minimum:
-        raise MalformedInput(rule, field, f"must be an integer >= {minimum}, got {raw!r}")
+def _count(raw: object, field: str, rule: str, minimum: int, maximum: int) -> int:
+    if not isinstance(raw, int) or isinstance(raw, bool) or not minimum <= raw <= maximum:
+        raise MalformedInput(
+            rule, field, f"must be an integer from {minimum} to {maximum}, got {short(raw)}"
+        )
     return raw
+
+
+# rule AA-2: 13 fan or more is a yakuman, whatever the count; no hand counts near 100.
+MAX_FAN = 100
+# rule AA-7, AA-20: a hand's yaku are counted one by one; no hand holds 40.
+MAX_YAKU = 40
+# rule AA-6: at most one counter is added per hand, and a game has at most 100 (AA-23).
+MAX_COUNTERS = MAX_HANDS
+# rule AA-1, AA-16: a game's points are tens of thousands; a format's starting points,
+# tenpai payment and uma stay within this.
+MAX_GAME_POINTS = 100_000
 
 
 def _win(raw: object, field: str) -> Win:
@@ -159,7 +173,7 @@ def _win(raw: object, field: str) -> Win:
     else:
         if fan is None:
             raise MalformedInput("AA-2", f"{field}.fan", "a win needs fan (and fu), or a limit")
-        fan = _count(fan, f"{field}.fan", "AA-2", 1)
+        fan = _count(fan, f"{field}.fan", "AA-2", 1, MAX_FAN)
         if fu is None and fan < 5:
             # rule AA-2: below 5 fan the base comes from the fu
             raise MalformedInput("AA-2", f"{field}.fu", f"a {fan}-fan hand needs its fu")
@@ -173,7 +187,7 @@ def _win(raw: object, field: str) -> Win:
     return Win(
         player_id(raw["winner"], f"{field}.winner"),
         # rule AA-20: every win has at least one yaku
-        _count(raw["yaku"], f"{field}.yaku", "AA-20", 1),
+        _count(raw["yaku"], f"{field}.yaku", "AA-20", 1, MAX_YAKU),
         fan,
         fu,
         limit,
@@ -191,7 +205,9 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
         _players(raw, "riichi", field),
         _players(raw, "dead", field),
         None if dealer is None else player_id(dealer, f"{field}.dealer"),
-        None if counters is None else _count(counters, f"{field}.counters", "AA-6", 0),
+        None
+        if counters is None
+        else _count(counters, f"{field}.counters", "AA-6", 0, MAX_COUNTERS),
     )
     if kind == "ron":
         wins = raw["wins"]
@@ -682,9 +698,15 @@ def rules_from_log(raw: object, field: str = "format.game") -> AriAriRules:
     if length not in START_POINTS:
         raise MalformedInput("AA-12", f"{field}.length", "must be east_south or east_only")
     start = _count(
-        raw.get("start_points", START_POINTS[length]), f"{field}.start_points", "AA-1", 1_000
+        raw.get("start_points", START_POINTS[length]),
+        f"{field}.start_points",
+        "AA-1",
+        1_000,
+        MAX_GAME_POINTS,
     )
-    tenpai = _count(raw.get("tenpai_payment", 0), f"{field}.tenpai_payment", "AA-9", 0)
+    tenpai = _count(
+        raw.get("tenpai_payment", 0), f"{field}.tenpai_payment", "AA-9", 0, MAX_GAME_POINTS
+    )
     if tenpai % 600:
         raise MalformedInput(
             "AA-9",
@@ -697,9 +719,12 @@ def rules_from_log(raw: object, field: str = "format.game") -> AriAriRules:
         or len(uma_raw) != 4
         or not all(isinstance(u, int) and not isinstance(u, bool) for u in uma_raw)
         or sum(uma_raw) != 0
+        or any(abs(u) > MAX_GAME_POINTS for u in uma_raw)
     ):
         raise MalformedInput(
-            "AA-16", f"{field}.uma", "must be 4 integers by place that sum to zero"
+            "AA-16",
+            f"{field}.uma",
+            f"must be 4 integers by place that sum to zero, each within {MAX_GAME_POINTS:,}",
         )
     return AriAriRules(
         length="east_south" if length == "east_south" else "east_only",

@@ -11,8 +11,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
+from app.domain import bounds
 from app.domain.ariari import AriAriRules, rules_from_log
 from app.domain.errors import MalformedInput
+from app.domain.hands import max_hand_points
 from app.domain.numbers import parse_rate
 
 # "game": an Ari Ari segment, one game that ends by rules AA-12 to AA-14
@@ -33,7 +35,14 @@ GROUP_NAMES = ("A", "B")
 HANDS_PER_CYCLE = 4  # rule FM-7: every player deals exactly once in a cycle
 # rule AA-23 (docs/ariari.md): an Ari Ari game has no planned number of hands; a table
 # takes at most this many, far more than any game needs
-MAX_GAME_HANDS = 100
+MAX_GAME_HANDS = bounds.MAX_HANDS
+# rules PN-1, HS-6: the biggest single penalty, by the format's point scale. WSOM: 960, the
+# most one hand can move (a 320-point hand, whose winner collects 3 x 320, rule HS-2); a
+# false win (HS-6) costs no more than the biggest hand it pretended to be. Ari Ari scores in
+# thousands (AA-1): a penalty of at most the starting points, 25,000, more than any chombo
+# costs (AA-10: 12,000 at most) and as much as the whole stake a player sits down with.
+WSOM_MAX_PENALTY = max_hand_points(320)
+ARIARI_MAX_PENALTY = 25_000
 RULESETS = ("wsom", "ariari")  # their rules: rulesets.RULESETS, checked against these
 
 
@@ -92,6 +101,13 @@ class Format:
     early_start_minutes: int = 5  # rule CL-2
     ruleset: str = "wsom"
     game: AriAriRules | None = None  # the Ari Ari game rules, for ruleset "ariari"
+    max_penalty: int = WSOM_MAX_PENALTY  # rules PN-1, HS-6: points, as a positive bound
+
+    @property
+    def max_hand_points(self) -> int:
+        """rule HS-7: the most a direct-points hand may move to or from one player (HS-2).
+        An Ari Ari format has no direct-points hand (AA-30 refuses one)."""
+        return max_hand_points(self.max_value)
 
     @property
     def final_round(self) -> int:
@@ -219,6 +235,7 @@ PRESETS: Mapping[str, Format] = {
         rounds=(_ariari_round(1, 4, 2), _ariari_round(2, None, 1)),
         ruleset="ariari",
         game=AriAriRules(),
+        max_penalty=ARIARI_MAX_PENALTY,
     ),
 }
 
@@ -246,6 +263,7 @@ _CUSTOM_KEYS = {
     "early_start",
     "ruleset",
     "game",
+    "max_penalty",
 }
 _ROUND_KEYS = {
     "groups",
@@ -296,14 +314,34 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
         raise MalformedInput("FM-1", "format.game", "only an Ari Ari format has game rules")
     if "advance" in raw:
         rounds = _override_advances(rounds, raw["advance"])
+    value_limit = bounds.MAX_HAND_VALUE
+    max_value = _int_field(raw, "max_value", base.max_value, minimum=1, maximum=value_limit)
+    game = rules_from_log(raw.get("game")) if base.ruleset == "ariari" else None
+    # rule PN-1: a custom format's penalties follow its own scale unless it names a bound
+    default_penalty = game.start_points if game is not None else max_hand_points(max_value)
     fmt = Format(
         name=name,
         rounds=rounds,
-        min_value=_int_field(raw, "min_value", base.min_value, minimum=0),
-        max_value=_int_field(raw, "max_value", base.max_value, minimum=1),
-        early_start_minutes=_int_field(raw, "early_start", base.early_start_minutes, minimum=0),
+        min_value=_int_field(raw, "min_value", base.min_value, minimum=0, maximum=value_limit),
+        max_value=max_value,
+        early_start_minutes=_int_field(
+            raw,
+            "early_start",
+            base.early_start_minutes,
+            minimum=0,
+            maximum=bounds.MAX_EARLY_START,
+            rule="CL-2",
+        ),
         ruleset=base.ruleset,
-        game=rules_from_log(raw.get("game")) if base.ruleset == "ariari" else None,
+        game=game,
+        max_penalty=_int_field(
+            raw,
+            "max_penalty",
+            default_penalty,
+            minimum=1,
+            maximum=max(default_penalty, bounds.MAX_PENALTY),
+            rule="PN-1",
+        ),
     )
     if fmt.min_value > fmt.max_value:
         raise MalformedInput("HS-3", "format.min_value", "is above format.max_value")
@@ -312,18 +350,29 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
 
 
 def _int_field(
-    raw: Mapping[str, Any], key: str, default: int, *, minimum: int, where: str = "format"
+    raw: Mapping[str, Any],
+    key: str,
+    default: int,
+    *,
+    minimum: int,
+    maximum: int,
+    where: str = "format",
+    rule: str = "FM-1",
 ) -> int:
     value = raw.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise MalformedInput("FM-1", f"{where}.{key}", f"must be an integer >= {minimum}")
+    if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= maximum:
+        raise MalformedInput(
+            rule, f"{where}.{key}", f"must be an integer from {minimum} to {maximum}"
+        )
     return value
 
 
 def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
-    if not isinstance(raw, list) or len(raw) < 2:
+    if not isinstance(raw, list) or not 2 <= len(raw) <= bounds.MAX_ROUNDS:
         raise MalformedInput(
-            "FM-1", "format.rounds", "must list the elimination rounds and then the final"
+            "FM-1",
+            "format.rounds",
+            f"must list the elimination rounds and then the final: 2 to {bounds.MAX_ROUNDS}",
         )
     rounds = []
     for index, item in enumerate(raw):
@@ -339,7 +388,7 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             raise MalformedInput("FM-5", f"{where}.advance", "the final advances nobody")
         if not is_final and "advance" not in item:
             raise MalformedInput("FM-6", f"{where}.advance", "an elimination round needs it")
-        groups = _int_field(item, "groups", 1, minimum=1, where=where)
+        groups = _int_field(item, "groups", 1, minimum=1, maximum=2, where=where, rule="FM-2")
         if groups > (2 if number == 1 else 1):
             raise MalformedInput("FM-2", f"{where}.groups", "only round 1 may have 2 groups")
         if ruleset == "ariari":
@@ -350,7 +399,13 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             hands = MAX_GAME_HANDS  # rule AA-23
         else:
             hands = _int_field(
-                item, "hands", 16 if is_final else 8, minimum=HANDS_PER_CYCLE, where=where
+                item,
+                "hands",
+                16 if is_final else 8,
+                minimum=HANDS_PER_CYCLE,
+                maximum=bounds.MAX_HANDS,
+                where=where,
+                rule="FM-7",
             )
         if hands % HANDS_PER_CYCLE:
             # rule FM-7: a segment is whole cycles, so every player deals equally often
@@ -373,11 +428,18 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             rate = parse_rate(rate_text)
         except ValueError as error:
             raise MalformedInput("SC-3", f"{where}.carry_over_rate", str(error)) from error
+        bounds.check_rate(rate, rate_text, f"{where}.carry_over_rate")
         limit = item.get("time_limit", None if is_final or ruleset == "ariari" else 70)
         if limit is not None and (
-            not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+            not isinstance(limit, int)
+            or isinstance(limit, bool)
+            or not 1 <= limit <= bounds.MAX_MINUTES
         ):
-            raise MalformedInput("CL-1", f"{where}.time_limit", "must be minutes (>= 1) or null")
+            raise MalformedInput(
+                "CL-1",
+                f"{where}.time_limit",
+                f"must be minutes (1 to {bounds.MAX_MINUTES}, a whole day) or null",
+            )
         advance = item.get("advance")
         if advance is not None and (not isinstance(advance, int) or isinstance(advance, bool)):
             raise MalformedInput("FM-6", f"{where}.advance", "must be an integer")
@@ -390,20 +452,42 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             )
         after = item.get("break_after_cycles", 2 if is_final and ruleset == "wsom" else None)
         if after is not None and (
-            not isinstance(after, int) or isinstance(after, bool) or after < 1
+            not isinstance(after, int)
+            or isinstance(after, bool)
+            or not 1 <= after <= bounds.CYCLE.high
         ):
-            raise MalformedInput("CL-1", f"{where}.break_after_cycles", "must be >= 1 or null")
+            raise MalformedInput(
+                "CL-1",
+                f"{where}.break_after_cycles",
+                f"must be a number of cycles (1 to {bounds.CYCLE.high}) or null",
+            )
         rounds.append(
             RoundFormat(
                 number=number,
                 groups=groups,
-                segments=_int_field(item, "segments", 2, minimum=1, where=where),
+                segments=_int_field(
+                    item,
+                    "segments",
+                    2,
+                    minimum=1,
+                    maximum=bounds.MAX_SEGMENTS,
+                    where=where,
+                    rule="FM-8",
+                ),
                 hands_per_segment=hands,
                 segment_kind=kind,
                 advance=advance,
                 carry_over_rate=rate,
                 time_limit_minutes=limit,
-                break_minutes=_int_field(item, "break", 10, minimum=0, where=where),
+                break_minutes=_int_field(
+                    item,
+                    "break",
+                    10,
+                    minimum=0,
+                    maximum=bounds.MAX_MINUTES,
+                    where=where,
+                    rule="CL-1",
+                ),
                 break_after_cycles=after,
                 seat_pattern=_seat_pattern(item, kind, where),
             )
@@ -460,6 +544,7 @@ def validate_advances(fmt: Format) -> None:
         where = f"format.rounds[{round_format.number - 1}].advance"
         if advance <= 0 or advance % 4:
             raise MalformedInput("FM-6", where, f"{advance} is not a positive multiple of 4")
+        bounds.ADVANCE.check(advance, where)
         if previous is not None and advance >= previous:
             raise MalformedInput(
                 "FM-6", where, f"{advance} is not smaller than the field of {previous} players"

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain import bounds
 from app.domain.errors import MalformedInput
 
 PlayerId = str | int
@@ -71,7 +72,19 @@ class Settlement:
 
 
 def is_player_id(raw: object) -> bool:
-    return isinstance(raw, str | int) and not isinstance(raw, bool)
+    """A name of at most 64 characters, or a number that fits the database (CONTRACT §1)."""
+    if isinstance(raw, bool):
+        return False
+    if isinstance(raw, int):
+        return -bounds.MAX_PLAYER_NUMBER <= raw <= bounds.MAX_PLAYER_NUMBER
+    return isinstance(raw, str) and len(raw) <= bounds.MAX_PLAYER_ID_LENGTH
+
+
+def max_hand_points(max_value: int) -> int:
+    """rule HS-2: the most one hand moves to or from one player: the winner of a hand worth
+    the format's maximum value collects 3v (the discarder pays 3v - 50). A direct-points
+    hand (HS-7) is a special ruling on a hand, so no change in it goes beyond this."""
+    return 3 * max_value
 
 
 def _integer(raw: object, field: str, rule: str) -> int:
@@ -185,11 +198,11 @@ def _check_value(value: int, min_value: int, max_value: int, field: str) -> None
     # rule HS-3: the value of a winning hand lies between the format's minimum and 320
     if value < min_value:
         raise MalformedInput(
-            "HS-3", field, f"{value} is below the minimum winning value {min_value}"
+            "HS-3", field, f"{bounds.short(value)} is below the minimum winning value {min_value}"
         )
     if value > max_value:
         raise MalformedInput(
-            "HS-3", field, f"{value} is above the maximum winning value {max_value}"
+            "HS-3", field, f"{bounds.short(value)} is above the maximum winning value {max_value}"
         )
 
 
@@ -263,6 +276,16 @@ def _settle_points(
         raise MalformedInput(
             "HS-7", f"{field}.deltas.{missing[0]}", "every player at the table needs a point change"
         )
+    most = max_hand_points(max_value)
+    for player, points in given.items():
+        if abs(points) > most:
+            # rule HS-7: a special ruling moves no more than a hand can (HS-2)
+            raise MalformedInput(
+                "HS-7",
+                f"{field}.deltas.{player}",
+                f"{bounds.short(points)} points is more than a hand can move: a hand worth "
+                f"the maximum {max_value} moves {most} at most (rule HS-2)",
+            )
     total = sum(given.values())
     if total != 0:
         # rule HS-7 (and HS-2: every hand is zero-sum)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
+from app.domain import bounds
 from app.domain.errors import MalformedInput
 from app.domain.formats import Format, format_from_log
 from app.domain.hands import PlayerId, is_player_id
@@ -23,6 +25,11 @@ from app.domain.text import check_nesting, check_tree
 # Fields any line may carry: who entered it and when (written by the server, issue 4).
 # They never change what the line means, so replay ignores them.
 METADATA_FIELDS = frozenset({"at", "by"})
+
+# Set while parse_event reads a line back from the database: the bounds that came in with
+# issue 14 (the years of a time) hold a line coming in, never one already stored, so a
+# tournament stored before them stays readable.
+_READING_STORED: ContextVar[bool] = ContextVar("_READING_STORED", default=False)
 
 
 @dataclass(frozen=True)
@@ -215,7 +222,7 @@ class _Fields:
         value = self.raw[key]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise MalformedInput(rule, key, f"must be a positive integer, got {value!r}")
-        return value
+        return FIELD_BOUNDS[key].check(value, key)
 
     def integer(self, key: str, rule: str = "CONTRACT §1") -> int:
         value = self.raw[key]
@@ -223,12 +230,23 @@ class _Fields:
             raise MalformedInput(rule, key, f"must be an integer, got {value!r}")
         return value
 
-    def text(self, key: str, rule: str = "CONTRACT §1", *, optional: bool = False) -> str | None:
+    def text(
+        self,
+        key: str,
+        rule: str = "CONTRACT §1",
+        *,
+        optional: bool = False,
+        longest: int | None = None,
+    ) -> str | None:
         if optional and self.raw.get(key) is None:
             return None
         value = self.raw[key]
         if not isinstance(value, str) or not value.strip():
             raise MalformedInput(rule, key, f"must be a non-empty string, got {value!r}")
+        if longest is not None and len(value) > longest:
+            raise MalformedInput(
+                rule, key, f"is {len(value)} characters long; at most {longest} are kept"
+            )
         return value
 
     def time(self, key: str, rule: str) -> datetime:
@@ -246,6 +264,19 @@ class _Fields:
             )
         assert isinstance(value, str | int)
         return value
+
+
+# The bound of every positive number a line names (app/domain/bounds.py): the rules check
+# each against the tournament too (this format's rounds, this segment's hands), but a
+# number beyond any tournament is refused here, whatever the line.
+FIELD_BOUNDS: Mapping[str, bounds.Bound] = {
+    "round": bounds.ROUND,
+    "segment": bounds.SEGMENT,
+    "table": bounds.TABLE,
+    "hand": bounds.HAND,
+    "cycle": bounds.CYCLE,
+    "minutes": bounds.MINUTES,
+}
 
 
 def _tournament(f: _Fields) -> TournamentDeclared:
@@ -273,6 +304,10 @@ def _prizes(f: _Fields) -> PrizesSet:
     amounts = f.raw["amounts"]
     if not isinstance(amounts, list):
         raise MalformedInput("PR-2", "amounts", "must be a list of prize amounts, index 0 = rank 1")
+    if len(amounts) > bounds.MAX_PLAYERS:
+        raise MalformedInput(
+            "PR-2", "amounts", f"lists {len(amounts)} places; at most {bounds.MAX_PLAYERS}"
+        )
     parsed = []
     for index, raw in enumerate(amounts):
         try:
@@ -281,6 +316,15 @@ def _prizes(f: _Fields) -> PrizesSet:
             raise MalformedInput("PR-2", f"amounts[{index}]", str(error)) from error
         if amount < 0:
             raise MalformedInput("PR-2", f"amounts[{index}]", "a prize cannot be negative")
+        if amount > bounds.MAX_PRIZE:
+            raise MalformedInput(
+                "PR-2", f"amounts[{index}]", f"a prize is at most {bounds.MAX_PRIZE:,}"
+            )
+        if amount.denominator > bounds.MAX_PRIZE_DENOMINATOR:
+            # rule PR-3: a shared prize is split among at most the whole field, in cents
+            raise MalformedInput(
+                "PR-3", f"amounts[{index}]", f"{raw!r} is not a sum of money a place can share"
+            )
         parsed.append(amount)
     return PrizesSet(tuple(parsed))
 
@@ -293,8 +337,7 @@ def _carry_over_rate(f: _Fields) -> CarryOverRateSet:
         rate = parse_rate(rate_text)
     except ValueError as error:
         raise MalformedInput("SC-3", "rate", str(error)) from error
-    if rate > 1:
-        raise MalformedInput("SC-3", "rate", f"{rate_text} is more than the whole score")
+    bounds.check_rate(rate, rate_text, "rate")
     return CarryOverRateSet(f.positive("round", "SC-3"), rate)
 
 
@@ -318,7 +361,7 @@ def _seating(f: _Fields) -> SeatingRecorded:
 
 
 def _hand(f: _Fields) -> HandRecorded:
-    key = f.text("id", optional=True)
+    key = f.text("id", "CONTRACT §3", optional=True, longest=bounds.MAX_KEY_LENGTH)
     return HandRecorded(
         f.positive("round"),
         f.positive("segment"),
@@ -332,8 +375,14 @@ def _hand(f: _Fields) -> HandRecorded:
 
 def _penalty(f: _Fields) -> PenaltyGiven:
     points = f.integer("points", "PN-1")
-    if points == 0:
-        raise MalformedInput("PN-1", "points", "a penalty of 0 points changes nothing")
+    if points >= 0:
+        # rule PN-1, HS-6: a penalty is a deduction; the format bounds it (Tournament.apply)
+        raise MalformedInput(
+            "PN-1",
+            "points",
+            f"a penalty is a deduction: give the points taken off as a negative number "
+            f"such as -5, not {bounds.short(points)}",
+        )
     reason = f.text("reason", "PN-1")
     assert reason is not None
     return PenaltyGiven(f.positive("round"), f.player("player"), points, reason)
@@ -352,7 +401,7 @@ def _void(f: _Fields) -> HandVoided:
 def _round_end(f: _Fields) -> RoundEnded:
     return RoundEnded(
         f.positive("round"),
-        f.text("draw_seed", "ST-5", optional=True),
+        f.text("draw_seed", "ST-5", optional=True, longest=bounds.MAX_SEED_LENGTH),
         f.text("reason", "FM-1", optional=True),
     )
 
@@ -365,9 +414,19 @@ def parse_time(raw: object, field: str, rule: str) -> datetime:
     try:
         value = datetime.fromisoformat(raw)
     except ValueError as error:
-        raise MalformedInput(rule, field, f"{raw!r} is not an ISO 8601 time") from error
+        raise MalformedInput(rule, field, f"{raw[:40]!r} is not an ISO 8601 time") from error
     if value.tzinfo is None:
         raise MalformedInput(rule, field, f'{raw!r} needs its UTC offset, e.g. "{_EXAMPLE_TIME}"')
+    # year 1 or 9999 with an offset overflows before it is even in UTC, and later every
+    # deadline computed from it (the feeds answered 500): such a time is a typing error. A
+    # line read back from the database is read as it is (see parse_event).
+    if not _READING_STORED.get() and not bounds.MIN_YEAR <= value.year <= bounds.MAX_YEAR:
+        raise MalformedInput(
+            rule,
+            field,
+            f"{raw!r} is in year {value.year}; a tournament's times lie in the years "
+            f"{bounds.MIN_YEAR} to {bounds.MAX_YEAR}",
+        )
     try:
         return value.astimezone(UTC)
     except OverflowError as error:  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
@@ -382,7 +441,7 @@ _EXAMPLE_TIME = "2026-11-29T09:00:00Z"
 
 
 def _draw(f: _Fields) -> DrawRecorded:
-    seed = f.text("seed", "SE-1")
+    seed = f.text("seed", "SE-1", longest=bounds.MAX_SEED_LENGTH)
     assert seed is not None
     return DrawRecorded(f.positive("round"), seed)
 
@@ -421,13 +480,7 @@ def _tablet_fields(f: _Fields, rule: str) -> tuple[datetime | None, str | None]:
 
 
 def _extension(f: _Fields) -> ExtensionGiven:
-    minutes = f.positive("minutes", "CL-2")
-    if minutes > MAX_EXTENSION_MINUTES:
-        raise MalformedInput("CL-2", "minutes", f"{minutes} minutes is more than a whole day")
-    return ExtensionGiven(*f.where(), minutes)
-
-
-MAX_EXTENSION_MINUTES = 24 * 60
+    return ExtensionGiven(*f.where(), f.positive("minutes", "CL-2"))
 
 
 def _segment_end(f: _Fields) -> SegmentClosed:
@@ -486,7 +539,11 @@ def parse_event(raw: object, *, stored: bool = False) -> Event:
             f"unknown line type {kind!r}; expected one of {', '.join(_LINE_TYPES)}",
         )
     required, optional, build = _LINE_TYPES[kind]
-    return build(_Fields(raw, kind, required, optional))
+    reading = _READING_STORED.set(stored)
+    try:
+        return build(_Fields(raw, kind, required, optional))
+    finally:
+        _READING_STORED.reset(reading)
 
 
 def decode_line(text: str, *, stored: bool = False) -> Any:
@@ -497,6 +554,12 @@ def decode_line(text: str, *, stored: bool = False) -> Any:
     except json.JSONDecodeError as error:
         raise MalformedInput(
             "CONTRACT §1", "line", f"is not valid JSON: {error.msg} at column {error.colno}"
+        ) from error
+    except ValueError as error:
+        # an integer of thousands of digits (Python's limit on converting one): no
+        # number of a tournament is near it
+        raise MalformedInput(
+            "CONTRACT §1", "line", f"holds a number too long to read: {error}"
         ) from error
 
 

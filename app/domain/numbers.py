@@ -6,7 +6,12 @@ import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-_RATE = re.compile(r"^\s*\d+\s*(/\s*\d+\s*)?$|^\s*\d*\.\d+\s*$")
+_RATE = re.compile(r"^\s*\d{1,9}\s*(/\s*\d{1,9}\s*)?$|^\s*\d{0,9}\.\d{1,9}\s*$")
+# An exact fraction as exports write a shared prize ("1000/3"): digits only, so that no
+# exponent ("1e999999999") makes a number too big to hold.
+_FRACTION = re.compile(r"^\s*-?\d{1,15}\s*/\s*\d{1,15}\s*$")
+# A decimal amount ("1500.50") has at most this many digits either side of its point.
+_DECIMAL_DIGITS = 15
 
 
 def exact(value: Fraction | int) -> str:
@@ -75,6 +80,8 @@ def parse_amount(raw: object) -> Fraction:
     if isinstance(raw, int):
         return Fraction(raw)
     if isinstance(raw, str) and "/" in raw:
+        if not _FRACTION.match(raw):
+            raise ValueError(f"{raw[:40]!r} is not a number such as 1500.50 or 1000/3")
         try:
             return Fraction(raw.strip())
         except (ValueError, ZeroDivisionError) as error:
@@ -86,5 +93,9 @@ def parse_amount(raw: object) -> Fraction:
             raise ValueError(f"{raw!r} is not a number") from error
         if not decimal.is_finite():
             raise ValueError(f"{raw!r} is not a finite number")
+        exponent = decimal.as_tuple().exponent
+        assert isinstance(exponent, int)
+        if abs(decimal.adjusted()) > _DECIMAL_DIGITS or exponent < -_DECIMAL_DIGITS:
+            raise ValueError(f"{raw!r} is not a sum of money (too many digits)")
         return Fraction(decimal)
     raise ValueError(f"{raw!r} is not a number")

@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Literal
 
-from app.domain import clocks
+from app.domain import bounds, clocks
 from app.domain.ariari import AriAriResult, Game, game_dealer, with_table_state
+from app.domain.bounds import short
 from app.domain.draw import PLAYERS_PER_TABLE, RoundDraw, draw_round, unfilled_tables
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format, RoundFormat
@@ -346,12 +347,9 @@ class Tournament:
             raise MalformedInput(
                 "FM-2", "group", f"this format's round 1 has groups {', '.join(first.group_names)}"
             )
-        round_one = self.rounds.get(1)
-        if not event.substitute and round_one is not None and round_one.ended is not None:
-            # rule FM-2: the field of round 1 is closed once round 1 is cut
-            raise IllegalMove(
-                "FM-2", "id", "round 1 has ended; only substitutes can still be registered"
-            )
+        refusal = self.registration_refusal(event.substitute)
+        if refusal is not None:
+            raise refusal
         self.players[event.player] = event
         self._player_names[key] = event.player
         if not event.substitute:
@@ -359,6 +357,38 @@ class Tournament:
 
     def _round_one(self) -> RoundState:
         return self.rounds[1]
+
+    def registration_refusal(self, substitute: bool) -> IllegalMove | None:
+        """Why a player cannot be registered now, or None.
+
+        rule FM-2: registrations make the field of round 1, which the draw seats (SE-1) and
+        whose cut ranks every one of them (ST-1). Once round 1 has begun (its first deal,
+        hand or early start) the draw is fixed, so a player registered then would have no
+        seat and still be ranked, on 0 points, above everyone who has lost points (seen:
+        ranked 2nd). Rounds 2 on are only those who advanced (ST-3), so a late player has
+        no next round to join either: a late registration is refused, except a substitute
+        (FM-9), who fills a seat and is never ranked."""
+        if substitute:
+            return None
+        round_one = self._round_one()
+        if round_one.ended is not None:
+            return IllegalMove(
+                "FM-2", "id", "round 1 has ended; only substitutes can still be registered"
+            )
+        begun = self._first_play(round_one)
+        if begun is not None:
+            return IllegalMove(
+                "FM-2",
+                "id",
+                f"round 1 has begun ({begun}); its seats are drawn and fixed, so a player "
+                "registered now would have no seat: register them as a substitute, or before "
+                "round 1 begins",
+            )
+        if len(round_one.field) >= bounds.MAX_PLAYERS:
+            return IllegalMove(
+                "FM-9", "id", f"round 1 has {bounds.MAX_PLAYERS:,} players, as many as a hall seats"
+            )
+        return None
 
     @staticmethod
     def _check_segment(fmt: RoundFormat, segment: int) -> None:
@@ -733,6 +763,35 @@ class Tournament:
             )
         return out
 
+    def current_segment(self, round_number: int, table_number: int) -> int | None:
+        """The segment a table is playing, or is about to play, in a round: the latest of
+        its seated segments that has begun (a hand, a deal or an early start), or the next
+        one once that is finished (closed, or all its hands in, or its game ended); before
+        any play its first. None when the table has no seat in the round."""
+        state = self.rounds.get(round_number)
+        if state is None:
+            return None
+        seated = sorted(segment for segment, table in state.tables if table == table_number)
+        if not seated:
+            return None
+        begun = [
+            segment
+            for segment in seated
+            if (table := state.tables[(segment, table_number)]).entered
+            or table.deals
+            or table.early_start is not None
+        ]
+        if not begun:
+            return seated[0]
+        current = begun[-1]
+        table = state.tables[(current, table_number)]
+        group = table.group if round_number == 1 else ""
+        finished = (group, current) in state.closed or (
+            table.next_hand(state.format.hands_per_segment) is None
+        )
+        later = [segment for segment in seated if segment > current]
+        return later[0] if finished and later else current
+
     def _seat(self, event: SeatingRecorded) -> None:
         state = self._open_round(event.round)
         fmt = state.format
@@ -934,6 +993,15 @@ class Tournament:
     def _penalize(self, event: PenaltyGiven) -> None:
         state = self._open_round(event.round)
         self._check_in_round(state, event.player, "player")
+        bound = self.format.max_penalty
+        if not -bound <= event.points < 0:
+            # rules PN-1, HS-6: a deduction, on the format's scale of points
+            raise MalformedInput(
+                "PN-1",
+                "points",
+                f"a penalty is a deduction of 1 to {bound:,} points in this format "
+                f"(give it as -1 to -{bound}), not {short(event.points)}",
+            )
         state.play[event.player] = (
             state.play.get(event.player, 0) + event.points
         )  # rules PN-1, SC-1

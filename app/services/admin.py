@@ -95,7 +95,6 @@ def _check_registrations(
     """The registration rules, checked row by row so that an error names its row; the
     append checks them again as a whole (all or nothing)."""
     groups = tournament.format.round(1).group_names
-    round_one_ended = tournament.rounds[1].ended is not None
     taken = {str(player) for player in tournament.players}
     for row, event in zip(rows, events, strict=True):
         if str(event.player) in taken:
@@ -110,13 +109,9 @@ def _check_registrations(
                     "FM-2", "group", f"this format's round 1 has groups {', '.join(groups)}"
                 ),
             )
-        if round_one_ended and not event.substitute:
-            raise _row_error(
-                row,
-                IllegalMove(
-                    "FM-2", "id", "round 1 has ended; only substitutes can still be registered"
-                ),
-            )
+        late = tournament.registration_refusal(event.substitute)  # rule FM-2
+        if late is not None:
+            raise _row_error(row, late)
         taken.add(str(event.player))
 
 

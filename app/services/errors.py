@@ -17,7 +17,14 @@ class IdempotencyInProgress(Exception):
 
 
 class Forbidden(Exception):
-    """The credential is valid but not for this table or tournament. HTTP 403."""
+    """The credential is valid but not for this table or tournament. HTTP 403. Where a
+    rule draws the line (a judge penalizes only the players at their table, PN-1), the
+    answer names its field and rule."""
+
+    def __init__(self, message: str, *, field: str | None = None, rule: str | None = None):
+        super().__init__(message)
+        self.field = field
+        self.rule = rule
 
 
 class TokenRefused(Exception):

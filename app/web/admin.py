@@ -13,9 +13,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from fastapi import Path as FastApiPath
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.domain.bounds import MAX_PLAYERS, MAX_SEED_LENGTH
 from app.domain.draw import RoundDraw
 from app.domain.replay import standings_report
 from app.services import admin
@@ -37,6 +38,7 @@ from app.web.errors import (
     UnfinishedTableAnswer,
     unfinished_answer,
 )
+from app.web.fields import Minutes, PenaltyPoints, PlayerRef, Round, Segment, StrictBody, Table
 from app.web.public import RoundStandings
 
 router = APIRouter(
@@ -48,7 +50,6 @@ router = APIRouter(
     responses=PROBLEM_RESPONSES,
 )
 
-PlayerRef = str | int
 LOG_MEDIA_TYPES = ("text/plain", "application/x-ndjson", "application/jsonl")
 CSV_MEDIA_TYPES = ("text/csv", "text/plain", "application/csv")
 
@@ -78,11 +79,10 @@ async def _read_text(request: Request, media_types: tuple[str, ...]) -> str:
 # -- request and answer models ----------------------------------------------------------
 
 
-class AdminRequest(BaseModel):
+class AdminRequest(StrictBody):
     """A request body: an unknown field is refused, so a misspelt `draw_seed` is never
-    taken for a missing one (the server would draw a seed of its own)."""
-
-    model_config = ConfigDict(extra="forbid")
+    taken for a missing one (the server would draw a seed of its own); and read strictly
+    like a log line ("1" is not 1, CONTRACT §1)."""
 
 
 class TournamentBody(AdminRequest):
@@ -123,7 +123,8 @@ class PlayerBody(AdminRequest):
 
 class PrizesBody(AdminRequest):
     amounts: list[int | float | str] = Field(
-        description='Prize money by rank, index 0 = rank 1; exact strings such as "1000/3" too'
+        max_length=MAX_PLAYERS,
+        description='Prize money by rank, index 0 = rank 1; exact strings such as "1000/3" too',
     )
 
 
@@ -132,9 +133,12 @@ class RateBody(AdminRequest):
 
 
 class DrawBody(AdminRequest):
-    seed: str | None = Field(default=None, description="Leave out for a server-drawn seed")
+    seed: str | None = Field(
+        default=None, max_length=MAX_SEED_LENGTH, description="Leave out for a server-drawn seed"
+    )
     replaces: str | None = Field(
         default=None,
+        max_length=MAX_SEED_LENGTH,
         description="The seed of the round's draw, to draw a drawn round again (rule SE-1); "
         "refused (409) when it is not the round's draw, and needed when the round is drawn",
     )
@@ -154,8 +158,8 @@ class DrawAnswer(Recorded):
 
 
 class SegmentBody(AdminRequest):
-    round: int = Field(ge=1, le=MAX_NUMBER)
-    segment: int = Field(ge=1, le=MAX_NUMBER)
+    round: Round
+    segment: Segment
     group: str | None = Field(default=None, description="Round 1 only, and needed there")
 
 
@@ -164,13 +168,13 @@ class ScheduleBody(SegmentBody):
 
 
 class TableBody(AdminRequest):
-    round: int = Field(ge=1, le=MAX_NUMBER)
-    segment: int = Field(ge=1, le=MAX_NUMBER)
-    table: int = Field(ge=1, le=MAX_NUMBER)
+    round: Round
+    segment: Segment
+    table: Table
 
 
 class ExtensionBody(TableBody):
-    minutes: int
+    minutes: Minutes
 
 
 class PlayAllBody(TableBody):
@@ -178,15 +182,20 @@ class PlayAllBody(TableBody):
 
 
 class PenaltyBody(AdminRequest):
-    round: int = Field(ge=1, le=MAX_NUMBER)
+    """The head judge's penalty: any player of the round, not only one table's (PN-1)."""
+
+    round: Round
     player: PlayerRef
-    points: int = Field(description="Negative for a deduction (rule PN-1)")
+    points: PenaltyPoints = Field(
+        description="Negative: the points taken off (rule PN-1), within the format's bound"
+    )
     reason: str
 
 
 class RoundEndBody(AdminRequest):
     draw_seed: str | None = Field(
         default=None,
+        max_length=MAX_SEED_LENGTH,
         description="Seed of the draw at the cut; the server draws one if it is needed (ST-5)",
     )
     confirm_unfinished: bool = Field(
@@ -211,7 +220,7 @@ class RoundEndAnswer(Recorded):
 
 
 class TokenBody(AdminRequest):
-    table: int = Field(ge=1, le=MAX_NUMBER)
+    table: Table
     expires_at: datetime | None = Field(
         default=None,
         description="When the token stops opening the table (rule TK-1); by default the end "

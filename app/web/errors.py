@@ -37,6 +37,7 @@ from app.services.errors import (
     NotFound,
 )
 from app.services.store import TournamentStore
+from app.web.fields import describe
 from app.web.guards import TooManyRequests
 from app.web.pages import templates
 
@@ -229,7 +230,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, error: Forbidden) -> Response:
-        return await answer(request, problem(403, str(error)))
+        return await answer(request, problem(403, str(error), field=error.field, rule=error.rule))
 
     @app.exception_handler(DatabaseBusy)
     async def database_busy(request: Request, error: DatabaseBusy) -> Response:
@@ -265,15 +266,117 @@ def _malformed(error: RequestValidationError) -> JSONResponse:
             field="body",
             rule="CONTRACT §3",
         )
-    # ("body", "result", "value") names the field "result.value"; ("header", ...) likewise
-    location = [str(part) for part in first.get("loc", ())][1:]
-    field = ".".join(location) or "body"
-    return problem(
-        422,
-        f"field {field!r}: {first.get('msg')} (rule CONTRACT §3)",
-        field=field,
-        rule="CONTRACT §3",
-    )
+    field = field_name(first.get("loc", ()))
+    if str(first.get("type", "")).startswith("union_tag"):
+        # the result's `kind` is what is wrong (or missing), not the whole result
+        field = (
+            f"{field}.{str((first.get('ctx') or {}).get('discriminator', 'kind')).strip(chr(39))}"
+        )
+    message, rule = judge_words(first, field)
+    return problem(422, f"field {field!r}: {message} (rule {rule})", field=field, rule=rule)
+
+
+# What a hand's result can be: the WSOM ways a hand ends (rule HS-1), then Ari Ari's (AA-30)
+WSOM_KINDS = ("self_draw", "discard", "draw", "points")
+ARIARI_KINDS = ("ron", "tsumo", "exhaustive_draw", "chombo")
+# The rule that gives a field its meaning, by its name (the last part of its place): the
+# rule a judge or an organizer looks up when the field is missing or of the wrong type.
+FIELD_RULES = {
+    "round": "FM-1",
+    "segment": "FM-8",
+    "table": "FM-9",
+    "hand": "FM-7",
+    "cycle": "SE-8",
+    "seats": "SE-5",
+    "minutes": "CL-2",
+    "time": "CL-3",
+    "sent": "CL-6",
+    "start": "FM-8",
+    "result": "HS-1",
+    "kind": "HS-1",
+    "winner": "HS-1",
+    "discarder": "HS-1",
+    "value": "HS-3",
+    "deltas": "HS-7",
+    "points": "PN-1",
+    "wins": "AA-4",
+    "yaku": "AA-20",
+    "fan": "AA-2",
+    "fu": "AA-19",
+    "limit": "AA-2",
+    "counters": "AA-6",
+    "dealer": "AA-8",
+    "riichi": "AA-5",
+    "dead": "AA-11",
+    "tenpai": "AA-9",
+    "offender": "AA-10",
+    "amounts": "PR-2",
+    "rate": "SC-3",
+    "seed": "SE-1",
+    "replaces": "SE-1",
+    "draw_seed": "ST-5",
+    "group": "FM-2",
+    "substitute": "FM-9",
+    "format": "FM-1",
+}
+
+
+def field_name(loc: Iterable[object]) -> str:
+    """The field as a judge names it: ("body", "result", "self_draw", "winner") is
+    "result.winner". pydantic puts the result's kind into the place of a field inside it
+    (the member of the union it tried); the judge never typed that, so it goes."""
+    parts = [str(part) for part in loc][1:]  # "body", "header", "query" or "path" first
+    named = [
+        part
+        for index, part in enumerate(parts)
+        if not (index > 0 and parts[index - 1] == "result" and part in (*WSOM_KINDS, *ARIARI_KINDS))
+    ]
+    return ".".join(named) or "body"
+
+
+def _expected(kinds: Iterable[str]) -> str:
+    return ", ".join(kinds)
+
+
+def judge_words(error: Any, field: str) -> tuple[str, str]:
+    """pydantic's complaint as a sentence a judge can act on, and the rule it breaks."""
+    kind = error.get("type", "")
+    context = error.get("ctx") or {}
+    given = error.get("input")
+    name = field.rsplit(".", 1)[-1]
+    rule = str(context.get("rule") or FIELD_RULES.get(name, "CONTRACT §3"))
+    if kind in ("union_tag_invalid", "union_tag_not_found") and name in ("result", "kind"):
+        what = (
+            "how the hand ended is needed"
+            if kind == "union_tag_not_found"
+            else f"{str(context.get('tag', ''))[:40]!r} is not a way a hand ends"
+        )
+        return (
+            f"{what}; one of {_expected(WSOM_KINDS)} (rule HS-1), or in an Ari Ari "
+            f"tournament {_expected(ARIARI_KINDS)} (rule AA-30)",
+            "HS-1",
+        )
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return f"{error.get('msg')}", rule
+    if kind == "missing":
+        return "is needed", rule
+    if kind == "extra_forbidden":
+        return "is not a field here: check its spelling", rule
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"a whole number such as 10 is needed, not {describe(given)}", rule
+    if kind in ("string_type", "string_sub_type"):
+        return f"text is needed, not {describe(given)}", rule
+    if kind in ("bool_type", "bool_parsing"):
+        return f"true or false is needed, not {describe(given)}", rule
+    if kind in ("list_type", "tuple_type"):
+        return f"a list is needed, not {describe(given)}", rule
+    if kind in ("dict_type", "model_type", "model_attributes_type", "dataclass_type"):
+        return f"an object {{...}} is needed, not {describe(given)}", rule
+    if kind == "literal_error":
+        return f"{describe(given)} is not one of {context.get('expected', '')}", rule
+    if kind in ("too_long", "too_short"):
+        return str(error.get("msg", "")).replace("Value should", "it should"), rule
+    return str(error.get("msg", "is not right")), rule
 
 
 def _http_error(error: StarletteHTTPException) -> JSONResponse:

@@ -21,7 +21,8 @@ from app.domain.errors import MalformedInput
 from app.domain.log import DealRecorded, EarlyStart, parse_time
 from app.domain.text import check_text
 from app.services.judging import head_judge_event
-from app.web.deps import MAX_NUMBER, AdminDep, StoreDep, TournamentId
+from app.web.deps import AdminDep, StoreDep, TournamentId
+from app.web.fields import HandNumber, Round, Segment, Table
 from app.web.judges import TABLE_EVENT_RESPONSES, TableEventRecorded, table_event_answer
 
 router = APIRouter(prefix="/api/tournaments/{tournament_id}", tags=["head judge"])
@@ -31,10 +32,10 @@ class OverrideBody(BaseModel):
     model_config = ConfigDict(strict=True)
 
     type: Literal["deal", "early_start"]
-    round: int = Field(ge=1, le=MAX_NUMBER)
-    segment: int = Field(ge=1, le=MAX_NUMBER)
-    table: int = Field(ge=1, le=MAX_NUMBER)
-    hand: int | None = Field(default=None, ge=1, le=MAX_NUMBER, description="For a deal")
+    round: Round
+    segment: Segment
+    table: Table
+    hand: HandNumber | None = Field(default=None, description="For a deal")
     time: str = Field(description="When it happened, as the head judge decides (ISO 8601)")
     reason: str = Field(min_length=1, description="Why it is recorded by hand (kept in the log)")
 

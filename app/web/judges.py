@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from app.domain.bounds import MAX_KEY_LENGTH
 from app.domain.errors import MalformedInput
 from app.domain.log import (
     DealRecorded,
@@ -39,8 +40,24 @@ from app.services.judging import (
     table_event,
 )
 from app.web.answers import Recorded, recorded, recorded_fields
-from app.web.deps import MAX_NUMBER, JudgeDep, StoreDep, TournamentId
+from app.web.deps import JudgeDep, StoreDep, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
+from app.web.fields import (
+    Counters,
+    Cycle,
+    Fan,
+    Fu,
+    HandNumber,
+    HandValue,
+    PenaltyPoints,
+    PlayerRef,
+    PointChange,
+    Round,
+    Segment,
+    StrictBody,
+    Table,
+    Yaku,
+)
 
 router = APIRouter(prefix="/api/tournaments/{tournament_id}", tags=["judges"])
 
@@ -78,34 +95,33 @@ IdempotencyKey = Annotated[
     ),
     AfterValidator(_ascii_key),
 ]
-PlayerRef = str | int
 
 
-class SelfDrawResult(BaseModel):
+class SelfDrawResult(StrictBody):
     kind: Literal["self_draw"]
     winner: PlayerRef
-    value: int
+    value: HandValue
 
 
-class DiscardResult(BaseModel):
+class DiscardResult(StrictBody):
     kind: Literal["discard"]
     winner: PlayerRef
     discarder: PlayerRef
-    value: int
+    value: HandValue
 
 
-class DrawResult(BaseModel):
+class DrawResult(StrictBody):
     kind: Literal["draw"]
 
 
-class PointsResult(BaseModel):
+class PointsResult(StrictBody):
     kind: Literal["points"]
-    deltas: dict[str, int]
+    deltas: dict[str, PointChange]
     winner: PlayerRef | None = None
-    value: int | None = None
+    value: HandValue | None = None
 
 
-class AriAriFacts(BaseModel):
+class AriAriFacts(StrictBody):
     """What every Ari Ari result may carry (docs/log-format.md §8): riichi declarations
     (AA-5), dead hands (AA-11), and the dealer and counters, which the server fills in
     when they are left out (AA-6, AA-8)."""
@@ -113,14 +129,14 @@ class AriAriFacts(BaseModel):
     riichi: list[PlayerRef] | None = None
     dead: list[PlayerRef] | None = None
     dealer: PlayerRef | None = None
-    counters: int | None = None
+    counters: Counters | None = None
 
 
-class AriAriWin(BaseModel):
+class AriAriWin(StrictBody):
     winner: PlayerRef
-    yaku: int
-    fan: int | None = None
-    fu: int | None = None
+    yaku: Yaku
+    fan: Fan | None = None
+    fu: Fu | None = None
     limit: str | None = Field(
         default=None, description="mangan, haneman, baiman, sanbaiman or yakuman"
     )
@@ -163,18 +179,20 @@ class TablePlace(BaseModel):
     # Strict like the log: "10" is not 10, and true is not 1 (CONTRACT §1).
     model_config = ConfigDict(strict=True)
 
-    round: int = Field(ge=1, le=MAX_NUMBER)
-    segment: int = Field(ge=1, le=MAX_NUMBER)
-    table: int = Field(ge=1, le=MAX_NUMBER)
+    round: Round
+    segment: Segment
+    table: Table
 
 
 class HandBody(TablePlace):
     """The `hand` fields of the log (CONTRACT §1); the rules check the rest."""
 
-    hand: int = Field(ge=1, le=MAX_NUMBER)
+    hand: HandNumber
     result: HandResultBody
     id: str | None = Field(
-        default=None, description="The hand's id in the log; if given, the Idempotency-Key"
+        default=None,
+        max_length=MAX_KEY_LENGTH,
+        description="The hand's id in the log; if given, the Idempotency-Key",
     )
 
 
@@ -183,7 +201,7 @@ class CorrectionBody(HandBody):
 
 
 class VoidBody(TablePlace):
-    hand: int = Field(ge=1, le=MAX_NUMBER)
+    hand: HandNumber
     reason: str = Field(min_length=1)
 
 
@@ -200,7 +218,7 @@ class TabletTime(TablePlace):
 
 
 class DealBody(TabletTime):
-    hand: int = Field(ge=1, le=MAX_NUMBER)
+    hand: HandNumber
 
 
 class EarlyStartBody(TabletTime):
@@ -211,15 +229,17 @@ class SeatsBody(TablePlace):
     seats: list[PlayerRef] = Field(
         min_length=4, max_length=4, description="east, south, west, north"
     )
-    cycle: int | None = Field(default=None, ge=1)
+    cycle: Cycle | None = None
 
 
 class JudgePenaltyBody(BaseModel):
     model_config = ConfigDict(strict=True)
 
-    round: int = Field(ge=1, le=MAX_NUMBER)
+    round: Round
     player: PlayerRef
-    points: int
+    points: PenaltyPoints = Field(
+        description="Negative: the points taken off (rule PN-1), within the format's bound"
+    )
     reason: str = Field(min_length=1)
 
 
@@ -422,14 +442,26 @@ def judge_penalty(
 
     def seated_penalty(tournament: Tournament) -> list[Event]:
         # Decided under the append's lock: a redraw cannot move the player away between
-        # the check and the line.
+        # the check and the line. rule PN-1: the judge's own table, in the segment it is
+        # playing now; the rules then check the points against the format's bound.
+        segment = tournament.current_segment(body.round, judge.table)
         state = tournament.rounds.get(body.round)
-        if state is None or not any(
-            table == judge.table and player == body.player
-            for (_, player), table in state.seat_of.items()
-        ):
+        seats = (
+            () if state is None or segment is None else state.tables[(segment, judge.table)].seats
+        )
+        if body.player not in seats:
+            where = (
+                f"round {body.round}"
+                if segment is None
+                else f"segment {segment} of round {body.round}"
+            )
+            seated = f" (it seats {', '.join(map(str, seats))})" if seats else ""
             raise Forbidden(
-                f"player {body.player!r} does not sit at table {judge.table} in round {body.round}"
+                f"field 'player': player {body.player!r} does not sit at table {judge.table} "
+                f"in {where}{seated}; a judge penalizes the players at their own table, the "
+                "head judge any player (rule PN-1)",
+                field="player",
+                rule="PN-1",
             )
         return [PenaltyGiven(body.round, body.player, body.points, body.reason)]
 

@@ -452,7 +452,9 @@ def test_a_token_cannot_write_to_another_table(
 
     response = post(client, club, route, body, table=2, key="from-table-2")
 
-    assert_problem(response, 403, None, None)
+    # rule PN-1: a penalty's refusal names the player, who is not at the judge's table
+    expected = ("player", "PN-1") if route == "table-penalties" else (None, None)
+    assert_problem(response, 403, *expected)
     assert_unchanged(store, club, before)
 
 
@@ -554,14 +556,14 @@ REFUSED_HANDS = [
         {key: value for key, value in HAND_1.items() if key != "result"},
         422,
         "result",
-        "CONTRACT §3",
+        "HS-1",
         id="no-result",
     ),
     pytest.param(
         hand(1, 1, {"kind": "kong", "winner": "ami", "value": 10}),
         422,
-        "result",
-        "CONTRACT §3",
+        "result.kind",
+        "HS-1",
         id="unknown-kind",
     ),
     pytest.param(
@@ -571,8 +573,8 @@ REFUSED_HANDS = [
         "HS-1",
         id="ariari-kind-at-a-wsom-table",
     ),
-    pytest.param({**HAND_1, "round": 0}, 422, "round", "CONTRACT §3", id="round-0"),
-    pytest.param({**HAND_1, "hand": "first"}, 422, "hand", "CONTRACT §3", id="hand-not-int"),
+    pytest.param({**HAND_1, "round": 0}, 422, "round", "FM-1", id="round-0"),
+    pytest.param({**HAND_1, "hand": "first"}, 422, "hand", "FM-7", id="hand-not-int"),
 ]
 
 
@@ -1009,7 +1011,7 @@ def test_a_judge_penalizes_only_players_at_their_table(
 
     assert given.status_code == 201, given.text
     assert given.json()["lines"][0]["reason"] == "late arrival"
-    assert_problem(elsewhere, 403, None, None)
+    assert_problem(elsewhere, 403, "player", "PN-1")
     assert_problem(no_reason, 422, "reason", "CONTRACT §3")
     assert_unchanged(store, club, before)
     plays = {

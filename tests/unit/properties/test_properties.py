@@ -72,7 +72,8 @@ def hands_at_a_table(draw: st.DrawFn) -> tuple[HandResult, list[PlayerId], int]:
     elif kind == "draw":
         result = Draw()
     else:
-        moves = draw(st.lists(st.integers(-2000, 2000), min_size=3, max_size=3))
+        # rule HS-7: each change within what one hand can move (3 x 320, HS-2), the fourth too
+        moves = draw(st.lists(st.integers(-320, 320), min_size=3, max_size=3))
         deltas = tuple(zip(draw(st.permutations(seats)), [*moves, -sum(moves)], strict=True))
         if draw(st.booleans()):
             result = DirectPoints(deltas, draw(st.sampled_from(seats)), draw(values))
