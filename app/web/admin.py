@@ -221,8 +221,11 @@ class RoundEndAnswer(Recorded):
 
 class TokenBody(AdminRequest):
     table: Table
+    # A time arrives in JSON as its ISO 8601 text: read it as a time (not strictly, as the
+    # numbers are); whether it is a good end is rule TK-1's to say (app/domain/tokens.py).
     expires_at: datetime | None = Field(
         default=None,
+        strict=False,
         description="When the token stops opening the table (rule TK-1); by default the end "
         "of the hall's tournament day (04:00 hall time, SCOREBOARD_HALL_TIMEZONE)",
     )
