@@ -23,8 +23,10 @@ for every operation, each operation on a tournament of its own.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,11 +71,13 @@ def _text_body(_: Any, value: Any) -> bytes:
 
 
 # The document comes from the app itself. Loading it starts this app's lifespan, so it gets
-# an in-memory database that nothing uses; the cases go to each database's own app (`app=`),
-# through the same in-process ASGI transport.
+# a database file of its own that nothing else uses (an in-memory one would be a new, empty
+# database on each connection, without the tables the start-up's heartbeat writes to); the
+# cases go to each database's own app (`app=`), through the same in-process ASGI transport.
+_SCHEMA_DATABASE = Path(tempfile.mkdtemp(prefix="fuzz-schema-")) / "schema.db"
 schema = schemathesis.openapi.from_asgi(
     "/openapi.json",
-    create_app(Settings(database_url="sqlite://", admin_token=ADMIN_TOKEN)),  # type: ignore[arg-type]
+    create_app(Settings(database_url=f"sqlite:///{_SCHEMA_DATABASE}", admin_token=ADMIN_TOKEN)),  # type: ignore[arg-type]
 )
 
 
