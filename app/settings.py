@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     # session idle inside a transaction (its process frozen) before the server ends it, and
     # one statement; on SQLite for another connection's write lock.
     db_lock_timeout: float = Field(default=3.0, gt=0)
-    db_idle_in_transaction_timeout: float = Field(default=2.0, gt=0)
+    db_idle_in_transaction_timeout: float = Field(default=4.0, gt=0)
     db_statement_timeout: float = Field(default=30.0, gt=0)
     sqlite_busy_timeout: float = Field(default=10.0, gt=0)
     # Only needed when several processes serve one tournament (the Redis backplane).

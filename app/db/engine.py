@@ -38,8 +38,10 @@ class DatabaseTimeouts:
     lock: float = 3.0
     # PostgreSQL: the server ends a session that sits this long inside a transaction without
     # sending anything (its process is frozen): the transaction rolls back, its locks go.
-    # Shorter than `lock`, so a writer queued behind a frozen holder gets the lock in time.
-    idle_in_transaction: float = 2.0
+    # Shorter than two waits for a lock, so a writer queued behind a frozen holder gets it
+    # on its second wait; longer than a busy machine's pause in a live process (at 2 s, a
+    # loaded CI machine had a healthy import's session ended).
+    idle_in_transaction: float = 4.0
     # PostgreSQL: no statement runs longer than this (a query stuck behind something else).
     statement: float = 30.0
     # SQLite: a writer waits this long for another connection's write lock.

@@ -34,6 +34,10 @@ IMPORTS = re.compile(r"/api/tournaments/(import|[^/]+/players|[^/]+/players\.csv
 # How long Redis may take to answer a count before the request goes on without it: a rate
 # limit must never be what stalls the judges (issue 14, "a stuck part").
 REDIS_TIMEOUT = 0.25
+# After Redis failed to count, this process counts alone (in memory) for this long before it
+# asks Redis again: a Redis that never answers costs one wait of REDIS_TIMEOUT a minute, not
+# one on every write.
+REDIS_RETRY_AFTER = 60.0
 MAX_GOOD_TOKENS = 100_000  # bounds the sets of good tokens and blocked addresses
 
 
@@ -204,6 +208,8 @@ class RateLimits:
             self.storage = storage_from_string("memory://")
         # A moving window: at most N in any rolling window, exactly (the counts are small)
         self.limiter = MovingWindowRateLimiter(self.storage)
+        self.alone = MovingWindowRateLimiter(storage_from_string("memory://"))
+        self.shared_again_at = 0.0  # time.monotonic() after which Redis is asked again
         self.failures_per_address = Rate.of(
             settings.auth_failures_per_address,
             "failed sign-ins from this address",
@@ -224,12 +230,19 @@ class RateLimits:
         )
 
     def _hit(self, rate: Rate, *key: str) -> TooManyRequests | None:
+        limiter = self.limiter if time.monotonic() >= self.shared_again_at else self.alone
         try:
-            if self.limiter.hit(rate.item, *key):
+            if limiter.hit(rate.item, *key):
                 return None
-            reset = self.limiter.get_window_stats(rate.item, *key).reset_time
+            reset = limiter.get_window_stats(rate.item, *key).reset_time
         except Exception:  # Redis away or stuck: a limit must never stop the judges
-            log.warning("rate limit %s not counted", rate.setting, exc_info=True)
+            log.warning(
+                "rate limit %s not counted in Redis; counting in this process for %.0f s",
+                rate.setting,
+                REDIS_RETRY_AFTER,
+                exc_info=True,
+            )
+            self.shared_again_at = time.monotonic() + REDIS_RETRY_AFTER
             return None
         retry_after = max(1, math.ceil(reset - time.time()))
         item = rate.item
