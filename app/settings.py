@@ -209,7 +209,7 @@ class Settings(BaseSettings):
         if bits < MIN_PRODUCTION_ADMIN_TOKEN_BITS:
             raise ValueError(
                 "SCOREBOARD_ADMIN_TOKEN is too easy to guess for production: about "
-                f"{bits:.0f} bits of entropy estimated, at least "
+                f"{round(max(bits, 0.0))} bits of entropy estimated, at least "
                 f"{MIN_PRODUCTION_ADMIN_TOKEN_BITS} needed (repeated characters, runs such as "
                 "abc or 123, and repeated pieces count for nothing; a word or a pattern is "
                 f"not a secret). Generate one with: {MAKE_A_TOKEN}"

@@ -102,6 +102,7 @@ def test_production_with_a_guessable_admin_token_is_refused_with_advice(
     assert f"at least {MIN_PRODUCTION_ADMIN_TOKEN_BITS}" in message
     assert "secrets.token_urlsafe(32)" in message
     assert_no_part_of(token, message)
+    assert "about -" not in message  # a token worth nothing is "about 0 bits", not "-0"
 
 
 @pytest.mark.parametrize(
