@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 from fastapi.testclient import TestClient
+from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine, migrate, normalize_url
 from app.services.store import TournamentStore
@@ -57,14 +58,18 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 def store(database_url: str) -> Iterator[TournamentStore]:
     migrate(database_url)
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     yield TournamentStore(engine)
     engine.dispose()
 
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
+    return Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        db_idle_in_transaction_timeout=IN_PROCESS_TIMEOUTS.idle_in_transaction,
+    )
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from httpx import Response
+from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine
 from app.domain.log import parse_event
@@ -155,7 +156,7 @@ def exported_report(store: TournamentStore, tid: int) -> dict[str, Any]:
 @contextmanager
 def second_store(database_url: str) -> Iterator[TournamentStore]:
     """Another store on its own engine: what a second server process sees."""
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     try:
         yield TournamentStore(engine)
     finally:
