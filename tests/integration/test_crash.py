@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 import pytest
+from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine
 from app.domain.replay import replay_lines, report
@@ -198,7 +199,7 @@ def test_every_acknowledged_hand_is_entered_once(
     assert len(submissions) == total
     assert any(len(s.attempts) > 1 for s in submissions), "no request failed: nothing was tested"
 
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     try:
         exported = TournamentStore(engine).export(tournament_id)
     finally:

@@ -33,6 +33,7 @@ import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
+from in_process import IN_PROCESS_TIMEOUTS
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -154,7 +155,7 @@ class FuzzTarget:
 
 
 def _target(database: FuzzDatabase) -> Iterator[FuzzTarget]:
-    engine = make_engine(database.url)
+    engine = make_engine(database.url, IN_PROCESS_TIMEOUTS)
     store = TournamentStore(engine)
     opening = club_opening()
     tid = store.import_log(opening).tournament_id

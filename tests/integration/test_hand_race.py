@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine
 from app.services.store import TournamentStore
@@ -114,7 +115,7 @@ def test_two_processes_racing_the_same_hand_enter_it_once(
         for server in servers:
             server.stop()
 
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     try:
         lines = [json.loads(line) for line in TournamentStore(engine).export(tournament_id)]
     finally:

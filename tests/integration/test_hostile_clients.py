@@ -16,6 +16,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from in_process import IN_PROCESS_TIMEOUTS
 from websockets.exceptions import ConnectionClosed
 
 from app.db.engine import make_engine
@@ -56,7 +57,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def store(server: LiveServer) -> Iterator[TournamentStore]:
-    engine = make_engine(server.database_url)
+    engine = make_engine(server.database_url, IN_PROCESS_TIMEOUTS)
     yield TournamentStore(engine)
     engine.dispose()
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from in_process import IN_PROCESS_TIMEOUTS
 from sqlmodel import Session
 from typer.testing import CliRunner
 
@@ -219,7 +220,7 @@ def test_a_nul_in_any_text_a_judge_sends_is_refused_and_nothing_is_stored(
 def store_line(database_url: str, tid: int, fields: dict[str, Any]) -> None:
     """A line written straight into the log, as an older server or an import left it: the
     reads must answer whatever the log holds, not only what today's checks let in."""
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     with Session(engine) as session:
         version = queries.bump_version(session, tid)
         assert version is not None

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import CHANNEL
@@ -76,7 +77,7 @@ def shared_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 def organizer_store(database_url: str) -> Iterator[TournamentStore]:
     migrate(database_url)
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     try:
         yield TournamentStore(engine)
     finally:

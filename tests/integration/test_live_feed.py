@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from in_process import IN_PROCESS_TIMEOUTS
 from websockets.exceptions import ConnectionClosed
 
 from app.db.engine import make_engine
@@ -78,7 +79,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 @pytest.fixture(scope="module")
 def store(server: LiveServer) -> Iterator[TournamentStore]:
     """The organizer's side: imports and tokens straight into the server's database."""
-    engine = make_engine(server.database_url)
+    engine = make_engine(server.database_url, IN_PROCESS_TIMEOUTS)
     yield TournamentStore(engine)
     engine.dispose()
 
@@ -931,7 +932,7 @@ def test_a_client_that_vanished_without_a_word_is_dropped_on_a_quiet_feed(
     monkeypatch.setenv("SCOREBOARD_WS_PING_TIMEOUT", str(PING_TIMEOUT))
     url = f"sqlite:///{tmp_path / 'quiet.db'}"
     with LiveServer(url, free_port(), tmp_path / "server.log") as quiet:
-        engine = make_engine(url)
+        engine = make_engine(url, IN_PROCESS_TIMEOUTS)
         try:
             tid = open_tournament(TournamentStore(engine), club_opening(), (1,)).tid
         finally:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
+from in_process import IN_PROCESS_TIMEOUTS
 from judging_setup import Setup, club_opening, hand, open_tournament, self_draw
 
 from app.db.engine import make_engine
@@ -111,7 +112,7 @@ def test_a_token_expires_at_the_end_of_its_tournament_day(
 ) -> None:
     # A token issued yesterday morning, hall time: its day ended at 04:00 this morning.
     yesterday = datetime.now(UTC) - timedelta(days=1, hours=1)
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     try:
         old_day = TournamentStore(engine, clock=lambda: yesterday)
         issued = old_day.issue_table_token(club.tid, 1)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import scoreboard
+from in_process import IN_PROCESS_TIMEOUTS
 from judging_setup import club_opening
 
 from app.db.engine import make_engine
@@ -34,7 +35,7 @@ def tid(env: dict[str, str], tmp_path: Path) -> int:
 
 
 def live(database_url: str, tid: int) -> list[tuple[int, int]]:
-    engine = make_engine(database_url)
+    engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     try:
         return [(t.id, t.table) for t in TournamentStore(engine).live_tokens(tid)]
     finally:
