@@ -7,30 +7,22 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+import cli_runner
 import httpx
 from judging_setup import club_opening, hand, self_draw
 from websockets.sync.client import connect
 
 from app.settings import DEVELOPMENT_ADMIN_TOKEN
-from bench.load import ROOT, Server, free_port, import_log
+from bench.load import Server, free_port, import_log
 
 ADMIN = {"Authorization": f"Bearer {DEVELOPMENT_ADMIN_TOKEN}"}
 WRONG_TOKEN = "Wr0ngT0ken-nobody-was-given-QZ7"
 
 
 def scoreboard(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "SCOREBOARD_DATABASE_URL": database_url},
-        timeout=120,
-        check=False,
-    )
+    return cli_runner.scoreboard(*args, env={**os.environ, "SCOREBOARD_DATABASE_URL": database_url})
 
 
 def test_no_token_reaches_any_line_the_server_writes(database_url: str, tmp_path: Path) -> None:
