@@ -3,7 +3,7 @@
 This module is the parser only: every command's options and help, and a body that imports
 what the command runs when it runs. `scoreboard --help` and `scoreboard replay` start with
 Typer and the domain alone; the web app, uvicorn, SQLAlchemy and Alembic load only in the
-commands that use them (issue 15; tests/unit/test_cli_imports.py holds it).
+commands that use them (issue 15; tests/integration/test_cli_imports.py holds it).
 """
 
 from datetime import datetime
