@@ -13,7 +13,7 @@ import limits
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.db.engine import DatabaseTimeouts
+from app.db.timeouts import DatabaseTimeouts
 
 # Good enough on a laptop; rejected in production so that no deployment runs on a known secret.
 DEVELOPMENT_ADMIN_TOKEN = "development-admin-token"

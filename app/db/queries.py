@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, or_, update
+from sqlalchemy import ColumnElement, delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -46,8 +46,8 @@ def bump_version(session: Session, tournament_id: int) -> int | None:
     result = session.execute(
         update(TournamentRow)
         .where(col(TournamentRow.id) == tournament_id)
-        .values(version=TournamentRow.version + 1)
-        .returning(TournamentRow.version)
+        .values(version=col(TournamentRow.version) + 1)
+        .returning(col(TournamentRow.version))
     )
     version = result.scalar_one_or_none()
     return None if version is None else int(version)
@@ -88,7 +88,7 @@ def table_audit_lines(
     )
     query = select(LogLine).where(
         LogLine.tournament_id == tournament_id,
-        or_(LogLine.table_number == table, col(LogLine.token_id).in_(tokens)),
+        or_(col(LogLine.table_number) == table, col(LogLine.token_id).in_(tokens)),
     )
     if round_number is not None:
         query = query.where(LogLine.round == round_number)
@@ -285,7 +285,9 @@ def delete_server_processes(
     session: Session, process_ids: Sequence[str] = (), *, unseen_since: datetime | None = None
 ) -> None:
     """Forget these processes, and with `unseen_since` every one not seen since then."""
-    conditions = [col(ServerProcessRow.id).in_(list(process_ids))] if process_ids else []
+    conditions: list[ColumnElement[bool]] = (
+        [col(ServerProcessRow.id).in_(list(process_ids))] if process_ids else []
+    )
     if unseen_since is not None:
         conditions.append(col(ServerProcessRow.last_seen) < unseen_since)
     if conditions:

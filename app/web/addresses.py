@@ -23,16 +23,11 @@ from urllib.parse import urlsplit
 
 from fastapi import Request
 
+# Whether a QR code's address can open on a tablet is judged offline too (scoreboard slips),
+# without the web app: the rule lives in app.loopback, named here as well for the pages.
+from app.loopback import EVERY_INTERFACE, LOOPBACK_WARNING, is_loopback
+from app.loopback import loopback_warning as loopback_warning
 from app.settings import Settings
-
-LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
-# Addresses a server binds to mean every interface; they are not an address to open.
-EVERY_INTERFACE = {"0.0.0.0", "::", ""}
-LOOPBACK_WARNING = (
-    "points at {host}, this machine only: tablets and phones cannot open it. Set "
-    "SCOREBOARD_PUBLIC_URL to an address of this server on the hall's network "
-    "(scoreboard serve --host 0.0.0.0 prints them), or open the console at that address"
-)
 
 
 def public_base(request: Request, settings: Settings) -> str:
@@ -40,26 +35,6 @@ def public_base(request: Request, settings: Settings) -> str:
     if settings.public_url is not None:
         return settings.public_url
     return str(request.base_url).rstrip("/")
-
-
-def is_loopback(url: str) -> bool:
-    """Whether a URL's host is this machine only (or a bind-all address, which opens nothing
-    elsewhere either)."""
-    host = (urlsplit(url).hostname or "").lower()
-    if host in LOOPBACK_NAMES or host in EVERY_INTERFACE or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False  # a name: the hall's DNS decides, we cannot tell
-    return address.is_loopback or address.is_unspecified
-
-
-def loopback_warning(url: str) -> str | None:
-    """The sentence a card or a slip shows when its QR code cannot work on a tablet."""
-    if not is_loopback(url):
-        return None
-    return f"This QR code {LOOPBACK_WARNING.format(host=urlsplit(url).hostname)}."
 
 
 # -- this machine's addresses (scoreboard serve) --------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -256,10 +256,14 @@ def _busy(detail: str) -> JSONResponse:
 
 
 def _malformed(error: RequestValidationError) -> JSONResponse:
-    first = error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
+    # One of pydantic's ErrorDetails, which FastAPI hands over untyped.
+    first: Mapping[str, Any] = (
+        error.errors()[0] if error.errors() else {"loc": (), "msg": "malformed request"}
+    )
+    given = first.get("ctx")
+    context: Mapping[str, object] = given if isinstance(given, dict) else {}
     if first.get("type") == "json_invalid":
-        context = first.get("ctx")
-        reason = context.get("error", "") if isinstance(context, dict) else ""
+        reason = context.get("error", "")
         return problem(
             422,
             f"field 'body': is not valid JSON: {reason} (rule CONTRACT §3)",
@@ -269,9 +273,7 @@ def _malformed(error: RequestValidationError) -> JSONResponse:
     field = field_name(first.get("loc", ()))
     if str(first.get("type", "")).startswith("union_tag"):
         # the result's `kind` is what is wrong (or missing), not the whole result
-        field = (
-            f"{field}.{str((first.get('ctx') or {}).get('discriminator', 'kind')).strip(chr(39))}"
-        )
+        field = f"{field}.{str(context.get('discriminator', 'kind')).strip(chr(39))}"
     message, rule = judge_words(first, field)
     return problem(422, f"field {field!r}: {message} (rule {rule})", field=field, rule=rule)
 

@@ -2,10 +2,10 @@ import re
 from typing import Any
 
 import pytest
+import uvicorn
 from typer.testing import CliRunner
 
-from app import cli as cli_module
-from app.cli import cli
+from app.cli import cli, serving
 from app.settings import get_settings
 from app.web import addresses
 
@@ -51,8 +51,8 @@ def test_serve_refuses_unsafe_production_settings_with_a_message() -> None:
 def test_serve_prints_where_the_tablets_can_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 13: `serve --port 8101` said nothing, and the QR codes pointed at 127.0.0.1:8000.
     started: dict[str, Any] = {}
-    monkeypatch.setattr(cli_module.uvicorn, "run", lambda *_, **options: started.update(options))
-    monkeypatch.setattr(cli_module, "_settle_garbage_collector", lambda: None)
+    monkeypatch.setattr(uvicorn, "run", lambda *_, **options: started.update(options))
+    monkeypatch.setattr(serving, "_settle_garbage_collector", lambda: None)
     monkeypatch.setattr(addresses, "lan_addresses", lambda: ["192.168.1.10"])
     get_settings.cache_clear()
     try:
@@ -71,8 +71,8 @@ def test_serve_prints_where_the_tablets_can_reach_it(monkeypatch: pytest.MonkeyP
 
 
 def test_serve_never_prints_an_admin_token_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_module.uvicorn, "run", lambda *_, **__: None)
-    monkeypatch.setattr(cli_module, "_settle_garbage_collector", lambda: None)
+    monkeypatch.setattr(uvicorn, "run", lambda *_, **__: None)
+    monkeypatch.setattr(serving, "_settle_garbage_collector", lambda: None)
     secret = "x7Yq2-9fKpL0wRt3ZbN8vC1mHs4JdE6a-own"
     get_settings.cache_clear()
     try:

@@ -1,0 +1,218 @@
+"""The `scoreboard` command line (CONTRACT.md section 2).
+
+This module is the parser only: every command's options and help, and a body that imports
+what the command runs when it runs. `scoreboard --help` and `scoreboard replay` start with
+Typer and the domain alone; the web app, uvicorn, SQLAlchemy and Alembic load only in the
+commands that use them (issue 15; tests/integration/test_cli_imports.py holds it).
+"""
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+cli = typer.Typer(no_args_is_help=True, add_completion=False)
+
+
+@cli.callback()
+def scoreboard() -> None:
+    """Live scoreboard for World Series of Mahjong tournaments."""
+    # Without a callback Typer folds a one-command app into its root, and `--help` lists nothing.
+
+
+HostOption = Annotated[
+    str | None, typer.Option(help="Interface to bind (default: SCOREBOARD_HOST or 127.0.0.1)")
+]
+PortOption = Annotated[
+    int | None, typer.Option(help="Port to listen on (default: SCOREBOARD_PORT or 8000)")
+]
+
+
+SslCertOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ssl-certfile",
+        help="Serve HTTPS with this certificate (PEM; see docs/https.md)",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+SslKeyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ssl-keyfile",
+        help="The certificate's private key (PEM)",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+
+
+@cli.command()
+def serve(
+    host: HostOption = None,
+    port: PortOption = None,
+    ssl_certfile: SslCertOption = None,
+    ssl_keyfile: SslKeyOption = None,
+) -> None:
+    """Start the server (SQLite ./scoreboard.db unless SCOREBOARD_DATABASE_URL says otherwise)."""
+    from app.cli import serving
+
+    serving.serve(host, port, ssl_certfile, ssl_keyfile)
+
+
+# --- Other commands ----------------------------------------------------------------------------
+# Each command is one function under `@cli.command()` here, and its body in a module of this
+# package: offline.py for the commands that read a log file (replay, draw, slips, clocks),
+# database.py for those that need the database (migrate, import, export, token).
+
+
+LogArgument = Annotated[
+    Path, typer.Argument(help="A tournament log (JSON Lines, CONTRACT.md section 1)")
+]
+RoundOption = Annotated[int, typer.Option("--round", help="The round number (the final is 8)")]
+
+
+@cli.command()
+def replay(log: LogArgument) -> None:
+    """Replay a tournament log offline and print its standings and final ranking as JSON."""
+    from app.cli import offline
+
+    offline.replay(log)
+
+
+@cli.command()
+def draw(
+    log: LogArgument,
+    round_number: RoundOption,
+    seed: Annotated[
+        str | None, typer.Option(help="The draw's seed (default: a new random one, printed)")
+    ] = None,
+) -> None:
+    """Print the seating draw of a round as log lines: a draw line with its seed, then the
+    seats of every segment. Round 1 draws the registrations; later rounds the players who
+    advanced. Append the output to the log to record it."""
+    from app.cli import offline
+
+    offline.draw(log, round_number, seed)
+
+
+@cli.command()
+def slips(
+    log: LogArgument,
+    round_number: RoundOption,
+    out: Annotated[Path, typer.Option(help="Folder to write the HTML and CSV into")] = Path("."),
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Address of the hall server for the QR codes (SCOREBOARD_PUBLIC_URL)"),
+    ] = None,
+) -> None:
+    """Write the seating slips of a round (rule SE-4): a printable A4 page and a CSV."""
+    from app.cli import offline
+
+    offline.slips(log, round_number, out, base_url)
+
+
+def _moment(text: str) -> datetime:
+    from app.domain.errors import RuleViolation
+    from app.domain.log import parse_time
+
+    try:
+        return parse_time(text, "--at", "CL-6")
+    except RuleViolation as violation:
+        raise typer.BadParameter(violation.message) from violation
+
+
+@cli.command()
+def clocks(
+    log: LogArgument,
+    at: Annotated[
+        datetime,
+        typer.Option(
+            parser=_moment,
+            help='The moment to show, ISO 8601 with its offset ("2026-11-29T09:30:00Z")',
+            metavar="TIME",
+        ),
+    ],
+) -> None:
+    """Print every table's clock at a moment, from the log as it stood then (rule CL-6)."""
+    from app.cli import offline
+
+    offline.clocks(log, at)
+
+
+TournamentArgument = Annotated[int, typer.Argument(help="The tournament's id")]
+
+
+@cli.command(name="migrate")
+def migrate_database() -> None:
+    """Bring the database schema to the newest revision (the server also does it at start-up)."""
+    from app.cli import database
+
+    database.migrate_database()
+
+
+@cli.command(name="import")
+def import_log(log: LogArgument) -> None:
+    """Load a tournament log into the database and print the new tournament's id."""
+    from app.cli import database
+
+    database.import_log(log)
+
+
+@cli.command()
+def export(tournament_id: TournamentArgument) -> None:
+    """Write a tournament's log to stdout, line for line as stored."""
+    from app.cli import database
+
+    database.export(tournament_id)
+
+
+@cli.command()
+def token(
+    tournament_id: TournamentArgument,
+    table: Annotated[
+        int | None, typer.Option(min=1, help="The table the token may write to")
+    ] = None,
+    expires: Annotated[
+        str | None,
+        typer.Option(
+            help="When the token stops working (ISO 8601; without an offset, hall time). "
+            "Default: the end of the tournament day, 04:00 hall time (rule TK-1)"
+        ),
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Reissue: revoke the table's earlier tokens")
+    ] = False,
+    revoke: Annotated[
+        bool,
+        typer.Option(
+            "--revoke",
+            help="Revoke instead of issuing: every live token of --table, or the token --id",
+        ),
+    ] = False,
+    token_id: Annotated[
+        int | None, typer.Option("--id", min=1, help="With --revoke: the token's id")
+    ] = None,
+    show: Annotated[
+        bool, typer.Option("--list", help="List the live tokens (ids, tables, expiry)")
+    ] = False,
+) -> None:
+    """Print a new bearer token for one table's judge (scoped to that table only); or revoke
+    or list tokens. The token alone goes to stdout; what it is goes to stderr."""
+    from app.cli import database
+
+    database.token(
+        tournament_id,
+        table=table,
+        expires=expires,
+        replace=replace,
+        revoke=revoke,
+        token_id=token_id,
+        show=show,
+    )
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,118 @@
+"""The commands on the configured database: migrate, import, export, token. They load
+SQLAlchemy, Alembic and the store; never the web app."""
+
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import typer
+
+from app.cli.inputs import read_lines, settings_for
+from app.db.engine import make_engine, migrate
+from app.domain.errors import LogError, RuleViolation
+from app.services.errors import NotFound
+from app.services.store import TokenRecord, TournamentStore
+
+
+def _store() -> TournamentStore:
+    """The store on the configured database, its schema migrated first."""
+    settings = settings_for("store")
+    migrate(settings.database_url)
+    return TournamentStore(
+        make_engine(settings.database_url, settings.database_timeouts), hall_zone=settings.hall_zone
+    )
+
+
+def migrate_database() -> None:
+    migrate(settings_for("migrate").database_url)
+    typer.echo("database schema is up to date")
+
+
+def import_log(log: Path) -> None:
+    lines = read_lines("import", log)
+    try:
+        appended = _store().import_log(lines)
+    except LogError as error:
+        typer.echo(f"scoreboard import: {log}: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    typer.echo(appended.tournament_id)
+
+
+def export(tournament_id: int) -> None:
+    try:
+        lines = _store().export(tournament_id)
+    except NotFound as error:
+        typer.echo(f"scoreboard export: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    for line in lines:
+        sys.stdout.write(line + "\n")
+
+
+def _expiry(text: str | None) -> datetime | None:
+    """--expires: ISO 8601; a time without an offset is the hall's (SCOREBOARD_HALL_TIMEZONE)."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as error:
+        raise typer.BadParameter(
+            f"{text!r} is not a time; write it as 2026-12-02T23:00 (hall time) or "
+            "2026-12-02T15:00:00Z",
+            param_hint="--expires",
+        ) from error
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=settings_for("token").hall_zone)
+    return moment
+
+
+def _token_line(record: TokenRecord) -> str:
+    expires = record.expires_at.strftime("%Y-%m-%d %H:%M UTC")
+    state = "live" if record.revoked_at is None else "revoked"
+    return f"token {record.id}: table {record.table}, expires {expires}, {state}"
+
+
+def token(
+    tournament_id: int,
+    *,
+    table: int | None,
+    expires: str | None,
+    replace: bool,
+    revoke: bool,
+    token_id: int | None,
+    show: bool,
+) -> None:
+    try:
+        if show:
+            for record in _store().live_tokens(tournament_id):
+                typer.echo(_token_line(record))
+            return
+        if revoke:
+            if (table is None) == (token_id is None):
+                raise typer.BadParameter(
+                    "--revoke takes --table N (every live token of that table) or --id ID "
+                    "(one token), one of the two",
+                    param_hint="--revoke",
+                )
+            revoked = _store().revoke_tokens(tournament_id, token_id=token_id, table=table)
+            for record in revoked:
+                typer.echo(f"revoked {_token_line(record)}")
+            if not revoked:
+                typer.echo(f"table {table} has no live token", err=True)
+            return
+        if table is None:
+            raise typer.BadParameter("which table the token is for", param_hint="--table")
+        if token_id is not None:
+            raise typer.BadParameter("--id goes with --revoke", param_hint="--id")
+        issued = _store().issue_table_token(
+            tournament_id, table, expires_at=_expiry(expires), revoke_earlier=replace
+        )
+    except NotFound as error:
+        typer.echo(f"scoreboard token: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    except RuleViolation as violation:
+        typer.echo(f"scoreboard token: {violation}", err=True)
+        raise typer.Exit(code=2) from violation
+    typer.echo(issued.token)
+    typer.echo(f"scoreboard token: {_token_line(issued.record)}", err=True)
+    for record in issued.revoked:
+        typer.echo(f"scoreboard token: revoked {_token_line(record)}", err=True)

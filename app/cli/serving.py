@@ -1,0 +1,87 @@
+"""`scoreboard serve`: the one command that loads the web app (uvicorn imports it)."""
+
+import gc
+from pathlib import Path
+
+import typer
+import uvicorn
+from pydantic import ValidationError
+
+from app.settings import DEVELOPMENT_ADMIN_TOKEN, get_settings
+
+# Importing app.web.addresses loads the whole web app (the app.web package), before
+# _settle_garbage_collector freezes what is loaded: uvicorn's own import of create_app finds
+# it there.
+from app.web.addresses import reach_lines
+from app.web.live_protocol import LiveFeedProtocol
+
+
+def serve(
+    host: str | None, port: int | None, ssl_certfile: Path | None, ssl_keyfile: Path | None
+) -> None:
+    try:
+        settings = get_settings()
+    except ValidationError as error:
+        typer.echo(f"scoreboard: invalid settings\n{error}", err=True)
+        raise typer.Exit(code=2) from error
+    if (ssl_certfile is None) != (ssl_keyfile is None):
+        # One without the other would serve plain HTTP, or fail deep inside uvicorn.
+        typer.echo("scoreboard: --ssl-certfile and --ssl-keyfile go together", err=True)
+        raise typer.Exit(code=2)
+    bound_host = host if host is not None else settings.host
+    bound_port = port if port is not None else settings.port
+    # Where the tablets and phones can open it: the address the QR codes should carry.
+    scheme = "http" if ssl_certfile is None else "https"
+    for line in reach_lines(bound_host, bound_port, scheme, settings):
+        typer.echo(f"scoreboard: {line}", err=True)
+    if settings.admin_token.get_secret_value() == DEVELOPMENT_ADMIN_TOKEN:
+        # The known development default only: a token of one's own is never printed.
+        typer.echo(
+            f"scoreboard: the admin console (/admin) takes the development token "
+            f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day",
+            err=True,
+        )
+    _settle_garbage_collector()
+    uvicorn.run(
+        "app.web:create_app",
+        factory=True,
+        host=bound_host,
+        port=bound_port,
+        # Off unless asked for: per-message deflate keeps a compressor per connection, and
+        # thousands of phones and screens would pay for it in memory and CPU (issue 5).
+        ws_per_message_deflate=settings.ws_compression,
+        # A client that answers no ping in time is gone (a phone off the hall's Wi-Fi).
+        ws_ping_interval=settings.ws_ping_interval,
+        ws_ping_timeout=settings.ws_ping_timeout,
+        # A client's message over this is refused by the protocol itself (close 1009) before
+        # it is buffered whole: uvicorn's default is 16 MiB (issue 14).
+        ws_max_size=settings.ws_message_bytes,
+        # The client's address behind a proxy: uvicorn takes X-Forwarded-For only from the
+        # proxies in FORWARDED_ALLOW_IPS (127.0.0.1 unless set), as it does X-Forwarded-Proto
+        # (app/web/guards.py; README, "What one client may ask").
+        proxy_headers=True,
+        ws=LiveFeedProtocol,  # lets the live feed write a frame once for every client
+        # HTTPS lets tablets on the hall's LAN use the service worker and crypto.randomUUID,
+        # which browsers allow only in a secure context (docs/https.md).
+        ssl_certfile=None if ssl_certfile is None else str(ssl_certfile),
+        ssl_keyfile=None if ssl_keyfile is None else str(ssl_keyfile),
+    )
+
+
+# Python's cyclic garbage collector stops the event loop while it runs. With its defaults, a
+# full collection walks every object of the process (the 150,000 or so loaded at start, and
+# over a hundred for each client of the live feed), and they kept coming while hands were
+# entered. bench/fanout.py at 1,000 clients, one run of 60 hands: with the defaults, 4 full
+# collections, the longest 309 ms without a single update (and the walk grows with the
+# clients); with the settings below, none, and no collection over 73 ms.
+YOUNG_GENERATION = 10_000  # objects, not 700: a hand's update is done before a collection
+
+
+def _settle_garbage_collector() -> None:
+    """What is loaded before serving lives as long as the process: frozen, no collection
+    walks it again. With a larger young generation, the temporary objects of a hand's update
+    die young instead of being promoted, so full collections stop coming in steady play."""
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_GENERATION, middle, old)
