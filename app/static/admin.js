@@ -1,3 +1,4 @@
+// @ts-check
 // The organizer's console (issue 6, admin.html).
 //
 // The admin token is asked for once and kept in sessionStorage (this tab only). Every call
@@ -11,6 +12,8 @@ const TOKEN_KEY = "wsom.adminToken";
 const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
 const TOKEN_REQUESTS_AT_ONCE = 8;
 
+// The page's own elements (admin.html): typed loosely, each is the element the page has.
+/** @type {(selector: string, root?: ParentNode) => any} */
 const $ = (selector, root = document) => root.querySelector(selector);
 
 const view = {
@@ -65,7 +68,12 @@ function activity(text, ok = true) {
 
 // -- the API -----------------------------------------------------------------------------
 
+/**
+ * @param {string} path
+ * @param {{ method?: string, json?: any, content?: any, type?: string, auth?: boolean }} [options]
+ */
 async function request(path, { method = "GET", json, content, type, auth = true } = {}) {
+  /** @type {Record<string, string>} */
   const headers = {};
   if (auth) headers.Authorization = `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`;
   let body;
@@ -80,7 +88,7 @@ async function request(path, { method = "GET", json, content, type, auth = true 
   try {
     response = await fetch(path, { method, headers, body, cache: "no-store" });
   } catch (error) {
-    throw new Error(`the server did not answer (${error.message})`);
+    throw new Error(`the server did not answer (${error.message})`, { cause: error });
   }
   if (!response.ok) {
     const problem = await response.json().catch(() => null);
@@ -136,14 +144,14 @@ async function showConsole() {
 // form inert while its request runs, so a double click sends nothing twice, and the
 // console reloaded after a form that changes the tournament.
 function onSubmit(id, handler, { changes = true } = {}) {
-  const form = document.getElementById(id);
+  const form = /** @type {HTMLFormElement} */ (document.getElementById(id));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const problem = $("output.problem", form);
     problem.textContent = "";
     form.inert = true;
     try {
-      await handler(new FormData(form), event.submitter?.value ?? "", form);
+      await handler(new FormData(form), /** @type {HTMLButtonElement | null} */ (event.submitter)?.value ?? "", form);
     } catch (error) {
       problem.textContent = error.message;
       activity(`${form.dataset.label}: ${error.message}`, false);
@@ -184,12 +192,13 @@ function wireForms() {
   }, { changes: false });
 
   $("#format-kind").addEventListener("change", (event) => {
-    for (const part of document.querySelectorAll("#create-form [data-kind]")) {
-      part.hidden = part.dataset.kind !== event.target.value;
+    for (const part of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#create-form [data-kind]"))) {
+      part.hidden = part.dataset.kind !== /** @type {HTMLSelectElement} */ (event.target).value;
     }
   });
 
   onSubmit("create-form", async (data, _, form) => {
+    /** @type {any} */
     let format = text(data, "kind");
     if (format === "custom") {
       const advance = text(data, "advance").split(/[\s,]+/).filter(Boolean).map(Number);
@@ -198,7 +207,7 @@ function wireForms() {
       try {
         format = JSON.parse(text(data, "format_json"));
       } catch (error) {
-        throw new Error(`the format is not valid JSON: ${error.message}`);
+        throw new Error(`the format is not valid JSON: ${error.message}`, { cause: error });
       }
     }
     const created = await post("/api/tournaments", { name: text(data, "name"), format });
@@ -240,7 +249,7 @@ function wireForms() {
       try {
         players = JSON.parse(body);
       } catch (error) {
-        throw new Error(`the list is not valid JSON: ${error.message}`);
+        throw new Error(`the list is not valid JSON: ${error.message}`, { cause: error });
       }
       answer = await post(api("/players"), players);
     } else {
@@ -646,7 +655,7 @@ async function loadStandings() {
 // -- rendering -------------------------------------------------------------------------------
 
 function renderTournament() {
-  const { summary, state } = view;
+  const { summary } = view;
   $("#tournament-title").textContent = summary.name;
   $("#version").textContent = `version ${summary.version}`;
   $("#summary").hidden = false;

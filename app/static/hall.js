@@ -1,3 +1,4 @@
+// @ts-check
 // The hall display (issue 6): standings paged by screen with the cut line, the session clock
 // and every table's state, readable from across the hall and left running for hours.
 //
@@ -221,6 +222,7 @@ function cutOf(state, count) {
 
 function pagesOf(count, cut) {
   const numbered = Math.max(1, Math.ceil(count / rowsPerPage));
+  /** @type {(number | "cut")[]} */
   const pages = Array.from({ length: numbered }, (_, i) => i + 1);
   if (cut) pages.push("cut"); // the rotation always comes back to the line
   return { numbered, pages };
