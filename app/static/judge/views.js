@@ -1355,6 +1355,20 @@ export class Tablet extends TabletState {
     await this.queue("early-starts", { round: this.who.round, segment, table: this.who.table });
   }
 
+  // A tap on an outcome starts the hand's form again with it; the reason stays and, at an Ari
+  // Ari table, what happened at the table besides the outcome (riichi, dead hands).
+  chooseOutcome(kind, keepFacts) {
+    const keep = this.draft;
+    this.draft = {
+      ...this.emptyDraft(keep.mode, keep.hand, keep.segment),
+      reason: keep.reason,
+      kind,
+      ...(keepFacts ? { riichi: keep.riichi, dead: keep.dead } : {}),
+    };
+    this.startEntering();
+    this.render();
+  }
+
   bindStatic() {
     window.addEventListener("popstate", () => this.onBack());
     $("token-form").addEventListener("submit", (event) => {
@@ -1368,30 +1382,10 @@ export class Tablet extends TabletState {
       button.addEventListener("click", () => this.showTab(button.dataset.tab));
     }
     for (const button of all("#outcomes [data-kind]")) {
-      button.addEventListener("click", () => {
-        const keep = this.draft;
-        this.draft = {
-          ...this.emptyDraft(keep.mode, keep.hand, keep.segment),
-          reason: keep.reason,
-          kind: button.dataset.kind,
-        };
-        this.startEntering();
-        this.render();
-      });
+      button.addEventListener("click", () => this.chooseOutcome(button.dataset.kind, false));
     }
     for (const button of all("#aa-outcomes [data-aa-kind]")) {
-      button.addEventListener("click", () => {
-        const keep = this.draft;
-        this.draft = {
-          ...this.emptyDraft(keep.mode, keep.hand, keep.segment),
-          reason: keep.reason,
-          kind: button.dataset.aaKind,
-          riichi: keep.riichi, // what happened at the table besides the outcome stays
-          dead: keep.dead,
-        };
-        this.startEntering();
-        this.render();
-      });
+      button.addEventListener("click", () => this.chooseOutcome(button.dataset.aaKind, true));
     }
     for (const button of all("#keypad [data-key]")) {
       button.addEventListener("click", () => this.key(button.dataset.key));
