@@ -7,6 +7,7 @@
 // shown as blobs, so the token never sits in a URL. Names are only ever set as text.
 
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
+import { prizeAmounts, runLimited } from "/static/admin/pure.js";
 
 const TOKEN_KEY = "wsom.adminToken";
 const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
@@ -505,27 +506,6 @@ function wireForms() {
 
   $("#sign-out").addEventListener("click", () => signOut("Signed out."));
   window.addEventListener("popstate", () => location.reload());
-}
-
-// The prize table as typed: amounts apart by spaces, semicolons or commas; plain numbers
-// as numbers, exact fractions ("1000/3") as strings. "1,000" or "500,300" could be one
-// amount written with a thousands separator or two amounts: it is refused, never guessed
-// (read as a list, "1,000 500" made the first prize 1 and the second 0).
-function prizeAmounts(typed) {
-  const amounts = [];
-  for (const piece of typed.split(/[\s;]+/)) {
-    const run = piece.replace(/^,+|,+$/g, "");
-    if (!run) continue;
-    if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(run)) {
-      throw new Error(
-        `“${run}” could be one amount with a thousands separator or ${run.split(",").length} ` +
-          `amounts: write ${run.replaceAll(",", "")} for one, or ${run.split(",").join(", ")} ` +
-          "for several (rule PR-2)",
-      );
-    }
-    amounts.push(...run.split(",").filter(Boolean));
-  }
-  return amounts.map((amount) => (/^-?\d+(\.\d+)?$/.test(amount) ? Number(amount) : amount));
 }
 
 // -- blobs: printouts and downloads ------------------------------------------------------------
@@ -1224,14 +1204,6 @@ function dropCard(tokenId) {
     $(`#token-cards .token-card[data-table="${table}"]`)?.remove();
   }
   $("#print-tokens").hidden = view.cards.size === 0;
-}
-
-async function runLimited(items, limit, work) {
-  const queue = [...items];
-  const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    while (queue.length) await work(queue.shift());
-  });
-  await Promise.all(workers);
 }
 
 // One card in table order, replacing the table's earlier card: a day of 256 tables adds
