@@ -44,7 +44,7 @@ def hall_with_hands(folder: Path) -> tuple[Server, int, dict[int, str]]:
     tournament_id = import_log(url, round_one.setup_lines, folder)
     tokens = issue_tokens(url, tournament_id, round_one.tables)
     server = Server(url, PORT, folder / "server.log")
-    server.start()
+    server.start(ready_within=120)  # a loaded machine starts it slowly
     for table, count in HANDS_ENTERED.items():
         for body in round_one.hands[table][:count]:
             answer = httpx.post(
