@@ -1,3 +1,4 @@
+// @ts-check
 // The organizer's console (issue 6, admin.html).
 //
 // The admin token is asked for once and kept in sessionStorage (this tab only). Every call
@@ -6,11 +7,14 @@
 // shown as blobs, so the token never sits in a URL. Names are only ever set as text.
 
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
+import { prizeAmounts, runLimited } from "/static/admin/pure.js";
 
 const TOKEN_KEY = "wsom.adminToken";
 const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
 const TOKEN_REQUESTS_AT_ONCE = 8;
 
+// The page's own elements (admin.html): typed loosely, each is the element the page has.
+/** @type {(selector: string, root?: ParentNode) => any} */
 const $ = (selector, root = document) => root.querySelector(selector);
 
 const view = {
@@ -65,7 +69,12 @@ function activity(text, ok = true) {
 
 // -- the API -----------------------------------------------------------------------------
 
+/**
+ * @param {string} path
+ * @param {{ method?: string, json?: any, content?: any, type?: string, auth?: boolean }} [options]
+ */
 async function request(path, { method = "GET", json, content, type, auth = true } = {}) {
+  /** @type {Record<string, string>} */
   const headers = {};
   if (auth) headers.Authorization = `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`;
   let body;
@@ -80,7 +89,7 @@ async function request(path, { method = "GET", json, content, type, auth = true 
   try {
     response = await fetch(path, { method, headers, body, cache: "no-store" });
   } catch (error) {
-    throw new Error(`the server did not answer (${error.message})`);
+    throw new Error(`the server did not answer (${error.message})`, { cause: error });
   }
   if (!response.ok) {
     const problem = await response.json().catch(() => null);
@@ -136,14 +145,14 @@ async function showConsole() {
 // form inert while its request runs, so a double click sends nothing twice, and the
 // console reloaded after a form that changes the tournament.
 function onSubmit(id, handler, { changes = true } = {}) {
-  const form = document.getElementById(id);
+  const form = /** @type {HTMLFormElement} */ (document.getElementById(id));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const problem = $("output.problem", form);
     problem.textContent = "";
     form.inert = true;
     try {
-      await handler(new FormData(form), event.submitter?.value ?? "", form);
+      await handler(new FormData(form), /** @type {HTMLButtonElement | null} */ (event.submitter)?.value ?? "", form);
     } catch (error) {
       problem.textContent = error.message;
       activity(`${form.dataset.label}: ${error.message}`, false);
@@ -184,12 +193,13 @@ function wireForms() {
   }, { changes: false });
 
   $("#format-kind").addEventListener("change", (event) => {
-    for (const part of document.querySelectorAll("#create-form [data-kind]")) {
-      part.hidden = part.dataset.kind !== event.target.value;
+    for (const part of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#create-form [data-kind]"))) {
+      part.hidden = part.dataset.kind !== /** @type {HTMLSelectElement} */ (event.target).value;
     }
   });
 
   onSubmit("create-form", async (data, _, form) => {
+    /** @type {any} */
     let format = text(data, "kind");
     if (format === "custom") {
       const advance = text(data, "advance").split(/[\s,]+/).filter(Boolean).map(Number);
@@ -198,7 +208,7 @@ function wireForms() {
       try {
         format = JSON.parse(text(data, "format_json"));
       } catch (error) {
-        throw new Error(`the format is not valid JSON: ${error.message}`);
+        throw new Error(`the format is not valid JSON: ${error.message}`, { cause: error });
       }
     }
     const created = await post("/api/tournaments", { name: text(data, "name"), format });
@@ -240,7 +250,7 @@ function wireForms() {
       try {
         players = JSON.parse(body);
       } catch (error) {
-        throw new Error(`the list is not valid JSON: ${error.message}`);
+        throw new Error(`the list is not valid JSON: ${error.message}`, { cause: error });
       }
       answer = await post(api("/players"), players);
     } else {
@@ -498,27 +508,6 @@ function wireForms() {
   window.addEventListener("popstate", () => location.reload());
 }
 
-// The prize table as typed: amounts apart by spaces, semicolons or commas; plain numbers
-// as numbers, exact fractions ("1000/3") as strings. "1,000" or "500,300" could be one
-// amount written with a thousands separator or two amounts: it is refused, never guessed
-// (read as a list, "1,000 500" made the first prize 1 and the second 0).
-function prizeAmounts(typed) {
-  const amounts = [];
-  for (const piece of typed.split(/[\s;]+/)) {
-    const run = piece.replace(/^,+|,+$/g, "");
-    if (!run) continue;
-    if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(run)) {
-      throw new Error(
-        `“${run}” could be one amount with a thousands separator or ${run.split(",").length} ` +
-          `amounts: write ${run.replaceAll(",", "")} for one, or ${run.split(",").join(", ")} ` +
-          "for several (rule PR-2)",
-      );
-    }
-    amounts.push(...run.split(",").filter(Boolean));
-  }
-  return amounts.map((amount) => (/^-?\d+(\.\d+)?$/.test(amount) ? Number(amount) : amount));
-}
-
 // -- blobs: printouts and downloads ------------------------------------------------------------
 
 function blobUrl(what, blob) {
@@ -646,7 +635,7 @@ async function loadStandings() {
 // -- rendering -------------------------------------------------------------------------------
 
 function renderTournament() {
-  const { summary, state } = view;
+  const { summary } = view;
   $("#tournament-title").textContent = summary.name;
   $("#version").textContent = `version ${summary.version}`;
   $("#summary").hidden = false;
@@ -1215,14 +1204,6 @@ function dropCard(tokenId) {
     $(`#token-cards .token-card[data-table="${table}"]`)?.remove();
   }
   $("#print-tokens").hidden = view.cards.size === 0;
-}
-
-async function runLimited(items, limit, work) {
-  const queue = [...items];
-  const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    while (queue.length) await work(queue.shift());
-  });
-  await Promise.all(workers);
 }
 
 // One card in table order, replacing the table's earlier card: a day of 256 tables adds

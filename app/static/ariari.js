@@ -1,3 +1,4 @@
+// @ts-check
 // The Ari Ari payments the judge's tablet shows on its review screen, before sending.
 //
 // The server decides (app/domain/ariari.py plays the whole game again on every hand); the

@@ -1,3 +1,4 @@
+// @ts-check
 // The hall display (issue 6): standings paged by screen with the cut line, the session clock
 // and every table's state, readable from across the hall and left running for hours.
 //
@@ -12,11 +13,13 @@
 // Player names are data: they only ever reach the page through textContent.
 
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
+import { plural, sameDeadline, segmentKindOf, sessionClock } from "/static/hall/session.js";
 
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
 const segmentKinds = JSON.parse(root.dataset.segmentKinds || "{}");
 const groupedRounds = new Set(JSON.parse(root.dataset.groupedRounds || "[]"));
+const rounds = { segmentKinds, groupedRounds };
 const ARIARI = root.dataset.ruleset === "ariari";
 
 const params = new URLSearchParams(location.search);
@@ -126,25 +129,6 @@ function clockTime(ms) {
   return `${twoDigits(at.getHours())}:${twoDigits(at.getMinutes())}:${twoDigits(at.getSeconds())}`;
 }
 
-function mostCommon(values) {
-  const counts = new Map();
-  let best = null;
-  let bestCount = 0;
-  for (const value of values) {
-    const count = (counts.get(value) ?? 0) + 1;
-    counts.set(value, count);
-    if (count > bestCount) {
-      best = value;
-      bestCount = count;
-    }
-  }
-  return best;
-}
-
-function plural(count, word) {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
 // A score as the hall shows it. WSOM: the server's 2 decimals (rule SC-5). Ari Ari: points,
 // whole (rounded down like SC-5) and with thousands separators, from the exact value.
 function figure(exactValue, shownValue) {
@@ -221,6 +205,7 @@ function cutOf(state, count) {
 
 function pagesOf(count, cut) {
   const numbered = Math.max(1, Math.ceil(count / rowsPerPage));
+  /** @type {(number | "cut")[]} */
   const pages = Array.from({ length: numbered }, (_, i) => i + 1);
   if (cut) pages.push("cut"); // the rotation always comes back to the line
   return { numbered, pages };
@@ -408,110 +393,12 @@ function renderCutInfo(cut, byId) {
 
 // -- clocks ----------------------------------------------------------------------------------
 
-// "Half 1 · group A": the segment the given tables play (the group only in a round played
-// in groups, rule FM-2, and only if they share it).
-function segmentName(rows) {
-  const row = rows[0];
-  if (!row) return "";
-  const kind = segmentKindOf(row);
-  const groups = new Set(rows.map((r) => r.group));
-  const grouped = groupedRounds.has(row.round) && groups.size === 1 && row.group;
-  const group = grouped ? ` · group ${row.group}` : "";
-  return `${kind[0].toUpperCase()}${kind.slice(1)} ${row.segment}${group}`;
-}
-
-function segmentKindOf(row) {
-  return segmentKinds[String(row.round)] ?? "segment";
-}
-
-// What the tables have played. A half or a quarter has its hands planned (rule FM-2); an
-// Ari Ari game has none (it ends by rules AA-12 to AA-14), so it counts the hands played.
-function handsPlayed(rows) {
-  const done = rows.reduce((n, r) => n + r.hands_completed, 0);
-  if (rows.some((r) => segmentKindOf(r) === "game")) return rows.length === 1 ? plural(done, "hand") : "";
-  return `${done}/${rows.reduce((n, r) => n + r.planned_hands, 0)} hands`;
-}
-
-function joined(...parts) {
-  return parts.filter(Boolean).join(" · ");
-}
-
-// The session clock: the deadline most tables share, counted down from the server's time
-// (rule CL-6); tables with a deadline of their own (an extension) count in their own cell.
-function sessionClock(tables, now) {
-  const rows = Object.values(tables);
-  if (!rows.length) return { label: "Session", time: "–", note: "", kind: "idle" };
-  const hands = handsPlayed(rows);
-  const breaks = rows.filter((r) => r.phase === "break" && r.break_ends);
-  if (breaks.length * 2 > rows.length) {
-    const ends = mostCommon(breaks.map((r) => r.break_ends));
-    const left = secondsLeft({ deadline: ends }, now);
-    return { label: "Break", time: formatClock(left), note: segmentName(breaks), kind: "break", deadline: null };
-  }
-  const timed = rows.filter((r) => r.deadline && !r.play_all);
-  if (!timed.length) {
-    const done = rows.every((r) => r.phase === "finished");
-    return { label: "Session", time: done ? "Finished" : "No limit", note: joined(segmentName(rows), hands), kind: done ? "finished" : "untimed" };
-  }
-  const over = (r) => r.phase === "finished" || r.phase === "finished_short" || r.phase === "break";
-  // Tables still playing decide the session; once all are over, the most common deadline.
-  const playingTimed = timed.filter((r) => !over(r));
-  const shared = largestDeadlineGroup(playingTimed.length ? playingTimed : timed);
-  const deadline = shared[0].deadline;
-  // the hands of the segments this clock times, finished tables too: "Half 1 · group A"
-  // counts group A's alone, not group B's that has not started
-  const timedKey = (r) => `${r.round}/${r.segment}/${r.group ?? ""}`;
-  const timedSegments = new Set(shared.map(timedKey));
-  const segmentHands = handsPlayed(rows.filter((r) => timedSegments.has(timedKey(r))));
-  const note = joined(segmentName(shared), segmentHands);
-  if (shared.every(over)) return { label: "Session", time: "Finished", note, kind: "finished", deadline };
-  const starts = mostCommon(shared.map((r) => r.starts_at).filter(Boolean));
-  if (starts && now < Date.parse(starts)) {
-    return { label: "Starts in", time: formatClock(secondsLeft({ deadline: starts }, now)), note, kind: "waiting", deadline };
-  }
-  const leftMs = Date.parse(deadline) - now;
-  if (leftMs >= 0) {
-    const kind = leftMs <= 5 * 60 * 1000 ? "closing" : "running";
-    return { label: "Time left", time: formatClock(secondsLeft({ deadline }, now)), note, kind, deadline };
-  }
-  // rule CL-3: past the deadline, hands dealt in time are finished; no new hand starts
-  const playing = shared.filter((r) => !over(r)).length;
-  return {
-    label: "Overtime",
-    time: `+${formatClock(Math.floor(-leftMs / 1000))}`,
-    note: joined(`${plural(playing, "table")} finishing a hand`, segmentHands),
-    kind: "overtime",
-    deadline,
-  };
-}
-
-// Deadlines less than this apart are one session clock (groups opened a moment apart); an
-// extension is whole minutes, so a table given one counts down in its own cell.
-const SAME_DEADLINE_MS = 30000;
-
-function sameDeadline(a, b) {
-  return a !== null && b !== null && Math.abs(Date.parse(a) - Date.parse(b)) < SAME_DEADLINE_MS;
-}
-
-// The tables that share the most common deadline, earliest deadline first.
-function largestDeadlineGroup(rows) {
-  const sorted = [...rows].sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline));
-  let best = [];
-  let group = [];
-  for (const row of sorted) {
-    if (group.length && !sameDeadline(group[0].deadline, row.deadline)) group = [];
-    group.push(row);
-    if (group.length > best.length) best = group;
-  }
-  return best;
-}
-
 let sessionDeadline = null;
 
 function renderSessionClock() {
   const state = feed.states.get("clocks");
   if (!state) return;
-  const clock = sessionClock(state.tables ?? {}, feed.serverNow());
+  const clock = sessionClock(state.tables ?? {}, feed.serverNow(), rounds);
   el.session.className = `hall-session session-${clock.kind}`;
   el.sessionLabel.textContent = clock.label;
   el.sessionTime.textContent = clock.time;
@@ -559,7 +446,7 @@ function renderTables() {
     cell.dataset.table = String(row.table);
     cell.title = `Table ${row.table}: ${PHASE_WORDS[phase] ?? phase}`;
     cell.append(node("span", "t-num", row.table));
-    const hands = segmentKindOf(row) === "game"
+    const hands = segmentKindOf(row, rounds) === "game"
       ? plural(row.hands_completed, "hand")
       : `${row.hands_completed}/${row.planned_hands}`;
     cell.append(node("span", "t-hands num", hands));

@@ -1,3 +1,4 @@
+// @ts-check
 // The live feed client every page uses (hall display, phones, judges' tablets, overlays).
 //
 // It keeps one state per channel: a snapshot replaces it, a change patches it, and every
@@ -230,6 +231,7 @@ function gcd(a, b) {
   return x;
 }
 
+/** @returns {[bigint, bigint]} a fraction, numerator over denominator */
 function subtract(a, b) {
   const [an, ad] = fraction(a);
   const [bn, bd] = fraction(b);

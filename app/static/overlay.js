@@ -1,3 +1,4 @@
+// @ts-check
 // TV overlays: the server draws the first frame; this module follows the live feed and draws
 // again from the channel states, with the same rules as app/web/overlay.py (keep them in
 // step). Names are only ever set as text (textContent), never as HTML.
@@ -203,7 +204,7 @@ function drawTable() {
     for (const [player, delta] of Object.entries(hand.deltas)) scores[player] = (scores[player] ?? 0) + delta;
   }
   const previous = new Map(
-    [...document.querySelectorAll("#seats .seat")].map((node) => [
+    [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#seats .seat"))].map((node) => [
       node.dataset.player,
       node.querySelector(".total")?.textContent,
     ]),

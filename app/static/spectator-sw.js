@@ -1,4 +1,5 @@
-// The spectator pages' service worker, served as /spectator-sw.js (the server fills in the
+// @ts-check
+// The spectator pages' service worker, served as /spectator-spectatorWorker.js (the server fills in the
 // version from the shell's files, so a change to any of them installs a new worker).
 //
 // It answers only for the spectator's pages and their shell; every other request (the hall,
@@ -7,6 +8,9 @@
 // - the pages (/, /p/...): from the network, so figures are fresh; the last copy of each is
 //   kept, and shown when the phone is offline (the live feed then says "offline").
 
+// The worker's own scope, typed (tsconfig.sw.json checks the workers on the WebWorker library).
+/** @type {ServiceWorkerGlobalScope} */
+const spectatorWorker = /** @type {any} */ (self);
 const VERSION = "__VERSION__";
 const SHELL_CACHE = `spectator-shell-${VERSION}`;
 const PAGE_CACHE = "spectator-pages";
@@ -20,11 +24,11 @@ const SHELL = [
   "/static/icons/icon-192.png",
 ];
 
-self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(SHELL_CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+spectatorWorker.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(SHELL_CACHE).then((cache) => cache.addAll(SHELL)).then(() => spectatorWorker.skipWaiting()));
 });
 
-self.addEventListener("activate", (event) => {
+spectatorWorker.addEventListener("activate", (event) => {
   event.waitUntil(
     caches
       .keys()
@@ -33,7 +37,7 @@ self.addEventListener("activate", (event) => {
           names.filter((n) => n.startsWith("spectator-shell-") && n !== SHELL_CACHE).map((n) => caches.delete(n)),
         ),
       )
-      .then(() => self.clients.claim()),
+      .then(() => spectatorWorker.clients.claim()),
   );
 });
 
@@ -41,7 +45,7 @@ function isSpectatorPage(url, request) {
   return request.mode === "navigate" && (url.pathname === "/" || /^\/p\/[^/]+$/.test(url.pathname));
 }
 
-self.addEventListener("fetch", (event) => {
+spectatorWorker.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
   const url = new URL(request.url);

@@ -1,3 +1,4 @@
+// @ts-check
 // The spectator's phone: find players, follow them (a list kept on this phone, no account),
 // and watch one player's table, total, rank and distance to the cut live.
 //
@@ -115,7 +116,7 @@ function unsubscribe(feed, channel) {
 function home() {
   const tid = Number(document.getElementById("page").dataset.tournament) || null;
   document.getElementById("tournament-choice")?.addEventListener("change", (event) => {
-    location.href = `/?t=${encodeURIComponent(event.target.value)}`;
+    location.href = `/?t=${encodeURIComponent(/** @type {HTMLSelectElement} */ (event.target).value)}`;
   });
 
   const feeds = new Map(); // tournament -> LiveFeed of its followed players
@@ -228,7 +229,7 @@ function home() {
     );
   }
 
-  const input = document.getElementById("q");
+  const input = /** @type {HTMLInputElement | null} */ (document.getElementById("q"));
   if (input) {
     input.addEventListener("input", () => {
       clearTimeout(timer);
@@ -407,7 +408,7 @@ function player() {
     if (!rows.length) {
       rows.push(el("tr", { className: "empty" }, el("td", { colspan: "3", className: "muted", textContent: "No hand yet" })));
     }
-    table.tBodies[0].replaceChildren(...rows);
+    /** @type {HTMLTableElement} */ (table).tBodies[0].replaceChildren(...rows);
   }
 
   let chartTimer = null;

@@ -133,7 +133,8 @@ def test_a_tablets_outbox_replay_of_50_entries_is_not_refused(
     settings: Settings, tournament: tuple[Setup, RoundOne]
 ) -> None:
     """A tablet back on the network sends its outbox one entry after the other, as fast as
-    they are answered (app/static/judge.js, flush): here 32 hands and 18 corrections."""
+    they are answered (app/static/judge/outbox.js, OutboxSync.flush): here 32 hands and 18
+    corrections."""
     setup, round_one = tournament
     hands = round_one.hands[1]
     entries = [("hands", body) for body in hands]
