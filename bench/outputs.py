@@ -188,6 +188,8 @@ def run(out: Path, database_url: str) -> None:
         admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
         hall_timezone="UTC",
         public_url="http://scoreboard.example",
+        # A loaded machine stalls an import's transaction for seconds between statements
+        db_idle_in_transaction_timeout=120.0,
     )
     with TestClient(create_app(settings)) as client:
         store: TournamentStore = client.app_state["store"]
