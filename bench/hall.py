@@ -6,7 +6,7 @@ Round 1 of a generated 1,024-player WSOM 2008 log, with the first PLAYED_BEFORE 
 every table (bench/fanout.py), and the channels a full hall follows: the standings, the
 clocks, every table (the judges' tablets) and 1,000 players (spectators' phones). For
 hands played one at a time, it times, per hand:
-- the channels' states (app/realtime/channels.States), as a flush computes them, with the
+- the channels' states (app/read/views.States), as a flush computes them, with the
   standings rows made for the state before reused (LiveStandings.earlier) and without;
 - the changes from the states before and their encoding, once per changed channel.
 It also prints how many channels a hand changes and the bytes of their changes.
@@ -23,7 +23,8 @@ from typing import Any
 
 from app.domain.replay import apply_line, replay_lines
 from app.domain.standings import Standing
-from app.realtime.channels import LiveState, States, change
+from app.read.views import LiveState, States
+from app.realtime.channels import change
 from app.realtime.hub import encode
 from bench.fanout import PLAYED_BEFORE, PLAYERS, SEED, Poster, played_lines
 from bench.load import RoundOne

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from app.domain.replay import standings_report
 from app.domain.standings import RoundScores, Standings, rank_round
-from app.realtime.channels import LiveStandings
+from app.read.views import LiveStandings
 
 Pick = Callable[[int, int], int]
 State = dict[str, Any]

@@ -25,7 +25,7 @@ import redis
 import redis.asyncio as aioredis
 
 from app.realtime.hub import Hub
-from app.services.store import Appended
+from app.realtime.source import Commit
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +62,11 @@ class RedisBackplane:
         self._stopping = False
         self._thread: threading.Thread | None = None
 
-    def publish(self, appended: Appended) -> None:
+    def publish(self, commit: Commit) -> None:
         """The store's subscriber, in the writing thread after the commit: never waits."""
         with self._wake:
-            held = self._pending.get(appended.tournament_id, -1)
-            self._pending[appended.tournament_id] = max(held, appended.version)
+            held = self._pending.get(commit.tournament_id, -1)
+            self._pending[commit.tournament_id] = max(held, commit.version)
             self._wake.notify()
 
     def _announce(self) -> None:
@@ -87,6 +87,7 @@ class RedisBackplane:
                     log.warning("redis publish failed; other processes will catch up by polling")
 
     async def start(self) -> None:
+        self.hub.store.subscribe(self.publish)
         self._thread = threading.Thread(
             target=self._announce, name="redis-backplane-publisher", daemon=True
         )

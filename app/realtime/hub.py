@@ -26,17 +26,10 @@ from typing import Any
 from websockets.frames import Frame, Opcode
 
 from app.domain.log import format_time
-from app.realtime.channels import (
-    TIMED,
-    LiveStandings,
-    LiveState,
-    States,
-    change,
-    channel_kind,
-    in_tournament,
-    next_boundary,
-)
-from app.services.store import Appended, TournamentStore
+from app.domain.tournament import Tournament
+from app.read.views import LiveStandings, LiveState, States, in_tournament
+from app.realtime.channels import TIMED, change, channel_kind
+from app.realtime.source import Commit, TournamentSource
 
 log = logging.getLogger(__name__)
 _slices = itertools.count()  # hands out the clients' heartbeat slices in turn
@@ -193,25 +186,34 @@ class Feed:
                 log.exception("live feed of tournament %s failed to update", self.tournament_id)
 
     async def _compute(
-        self, channels: Iterable[str], at_least: int | None = None, *, existing: bool = False
-    ) -> tuple[int, dict[str, LiveState]]:
-        """The channels' states. With `at_least`, from the store's cached state when that
-        holds the version (a commit of this process: no thread, no query, a few ms sooner
-        to every client); otherwise, and without it, as the database has them. With
-        `existing`, only of the channels the tournament has (channels.in_tournament)."""
+        self,
+        channels: Iterable[str],
+        at_least: int | None = None,
+        *,
+        existing: bool = False,
+        boundary: bool = False,
+    ) -> tuple[int, dict[str, LiveState], datetime | None]:
+        """The channels' states, and with `boundary` the next moment after now when a clock
+        changes phase by time alone (else None). With `at_least`, from the store's cached
+        state when that holds the version (a commit of this process: no thread, no query, a
+        few ms sooner to every client); otherwise, and without it, as the database has them.
+        With `existing`, only of the channels the tournament has (views.in_tournament)."""
         wanted = sorted(channels)
         now = self.hub.clock()
         held = self.states.get("standings")
         # The standings rows made for the state before: most are the same after a hand
         earlier = held[1].made if held is not None and isinstance(held[1], LiveStandings) else None
 
-        def view(tournament: Any, version: int) -> tuple[int, dict[str, LiveState]]:
+        def view(
+            tournament: Tournament, version: int
+        ) -> tuple[int, dict[str, LiveState], datetime | None]:
             states = States(tournament, now, earlier)
-            return version, {
+            fresh = {
                 channel: states.live(channel)
                 for channel in wanted
                 if not existing or in_tournament(tournament, channel)
             }
+            return version, fresh, states.next_boundary(after=True) if boundary else None
 
         if at_least is not None:
             cached = self.hub.store.read_cached(self.tournament_id, view, at_least)
@@ -233,8 +235,7 @@ class Feed:
         # a followed channel shows a clock (about 12 ms a flush for 256 tables), and only then.
         timed = any(channel_kind(channel) in TIMED for channel in channels)
         self.clocks_followed = timed
-        version, fresh = await self._compute(channels | {"clocks"} if timed else channels, at_least)
-        clocks = fresh.get("clocks") if "clocks" in channels else fresh.pop("clocks", None)
+        version, fresh, moment = await self._compute(channels, at_least, boundary=timed)
         if not timed:
             # Nobody follows them: dropped, they cannot go stale by time unnoticed.
             for channel in [c for c in self.states if channel_kind(c) in TIMED]:
@@ -245,7 +246,7 @@ class Feed:
             await self._send_changes(version, fresh)
         finally:
             self.flushing_from = None
-        self._schedule_boundary(clocks)
+        self._schedule_boundary(moment)
 
     async def _send_changes(self, version: int, fresh: dict[str, LiveState]) -> None:
         """Offer each channel's change from the state its clients hold to `fresh`."""
@@ -296,15 +297,11 @@ class Feed:
         if self.dirty.is_set() or passed or not self.states:
             await self._flush()
 
-    def _schedule_boundary(self, clocks: dict[str, Any] | None) -> None:
+    def _schedule_boundary(self, moment: datetime | None) -> None:
         """rule CL-6: a phase that changes by time alone (a deadline passes) is pushed then."""
         if self.boundary is not None:
             self.boundary.cancel()
             self.boundary = None
-        self.valid_until = None
-        if clocks is None:
-            return
-        moment = next_boundary(clocks, self.hub.clock())
         self.valid_until = moment
         if moment is not None:
             delay = (moment - self.hub.clock()).total_seconds() + 0.05
@@ -326,8 +323,8 @@ class Feed:
             if missing:
                 # From the state the feed is at when this process has it: no thread, no
                 # query, and never the tournament's lock that the judges' writes take.
-                held = self.version if self.version >= 0 else None
-                version, fresh = await self._compute(missing, held, existing=True)
+                at_least = self.version if self.version >= 0 else None
+                version, fresh, _ = await self._compute(missing, at_least, existing=True)
                 self.version = max(self.version, version)
                 for channel, new in fresh.items():
                     self.states[channel] = (version, new)
@@ -444,7 +441,7 @@ class Feed:
 class Hub:
     """All live feeds of this process. `notify` is how it hears of a committed change."""
 
-    def __init__(self, store: TournamentStore, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(self, store: TournamentSource, *, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
         self.clock = clock
         self.feeds: dict[int, Feed] = {}
@@ -458,6 +455,7 @@ class Hub:
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
+        self.store.subscribe(self.committed)
         self.tasks = [
             asyncio.create_task(self._heartbeats()),
             asyncio.create_task(self._poll_versions()),
@@ -498,10 +496,10 @@ class Hub:
             feed.notified = max(feed.notified, version)
             feed.dirty.set()
 
-    def committed(self, appended: Appended) -> None:
+    def committed(self, commit: Commit) -> None:
         """The store's subscriber: called in the writing thread, after the commit."""
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.notify, appended.tournament_id, appended.version)
+            self.loop.call_soon_threadsafe(self.notify, commit.tournament_id, commit.version)
 
     async def _heartbeats(self) -> None:
         """Every client hears a heartbeat every HEARTBEAT_INTERVAL, a tenth of them at a time."""

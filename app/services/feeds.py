@@ -2,8 +2,8 @@
 
 A vision mixer polls a feed several times a second. Each answer is one store read (one
 query for lines committed since) and, while nothing changed, the cached bytes of the last
-answer. The rows come from the live feed's channel states (`app.realtime.channels`), so a
-feed, an overlay page and a hall display show the same figures.
+answer. The rows come from the read model's views (`app.read.views`), the live channels'
+states, so a feed, an overlay page and a hall display show the same figures.
 
 Standings rows depend on the log alone: they change with the tournament's version. The
 `tables` rows change with the time too, but only at a phase boundary (a segment starts, a
@@ -22,18 +22,17 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
-from app.domain import clocks
 from app.domain.ariari import points_shown
 from app.domain.replay import clock_report
-from app.domain.tournament import TableClock, Tournament
-from app.realtime.channels import SEAT_NAMES, States
+from app.domain.tournament import SEAT_NAMES, Tournament
+from app.read.views import States, next_tick
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 
@@ -198,15 +197,11 @@ class Feed:
     rows: list[Row]
 
 
-def build(
-    tournament: Tournament,
-    now: datetime,
-    name: str,
-    table_clocks: Sequence[TableClock] | None = None,
-) -> Feed:
-    """One feed's rows at this state of the log and this server time (`table_clocks`: the
-    tables' clocks at `now`, when the caller has them already)."""
-    states = States(tournament, now)
+def build(tournament: Tournament, now: datetime, name: str, states: States | None = None) -> Feed:
+    """One feed's rows at this state of the log and this server time (`states`: the views
+    at `now`, when the caller has them already)."""
+    if states is None:
+        states = States(tournament, now)
     who = names(tournament)
     ariari = is_ariari(tournament)
     if name in ("standings", "top", "cut"):
@@ -224,9 +219,7 @@ def build(
         return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))
     if name == "clocks":
         # The clock reports with their seconds (the channel's rows leave them to displays).
-        if table_clocks is None:
-            table_clocks = tournament.table_clocks(now)
-        rows = [clock_report(table_clock) for table_clock in table_clocks]
+        rows = [clock_report(table_clock) for table_clock in states.table_clocks()]
         return Feed(CLOCK_COLUMNS, [_clock_row(row, ariari) for row in rows])
     if name.startswith(PLAYER_PREFIX):
         return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX), ariari)])
@@ -387,49 +380,6 @@ class Answer:
         return version == self.version and (self.until is None or now < self.until)
 
 
-def next_phase_change(
-    tournament: Tournament, now: datetime, table_clocks: Sequence[TableClock]
-) -> datetime | None:
-    """The first moment at or after `now` when a clock may change phase by time alone: a
-    segment's start (its early start or its schedule), its deadline, its scheduled end (the
-    break starts, rule CL-1), the end of a break (rules CL-1, CL-4). `table_clocks` are the
-    tables' clocks at `now`."""
-    current = tournament.current_round
-    limit = clocks.time_limit(current.format)
-    moments: list[datetime] = []
-    for start in _schedule_of(tournament, current.number):
-        moments.append(start)
-        if limit is not None:
-            moments.append(clocks.shifted(start, limit))
-    for table_clock in table_clocks:
-        state = table_clock.clock
-        moments.extend(m for m in (state.starts_at, state.deadline, state.break_ends) if m)
-    return min((moment for moment in moments if moment >= now), default=None)
-
-
-def next_tick(table_clocks: Sequence[TableClock], now: datetime) -> datetime | None:
-    """The first moment after `now` when one of `table_clocks` (at `now`) changes its whole
-    seconds (rule CL-6: a countdown rounds up, the count past a deadline rounds down)."""
-    second = timedelta(seconds=1)
-    moments = []
-    for table_clock in table_clocks:
-        clock = table_clock.clock
-        if clock.seconds_left is not None and clock.deadline is not None:
-            moments.append(clocks.shifted(clock.deadline, -(clock.seconds_left - 1) * second))
-        if clock.seconds_over is not None and clock.deadline is not None:
-            moments.append(clocks.shifted(clock.deadline, (clock.seconds_over + 1) * second))
-        if clock.break_seconds_left is not None and clock.break_ends is not None:
-            moments.append(
-                clocks.shifted(clock.break_ends, -(clock.break_seconds_left - 1) * second)
-            )
-    return min((moment for moment in moments if moment > now), default=None)
-
-
-def _schedule_of(tournament: Tournament, round_number: int) -> Iterable[datetime]:
-    schedule = tournament.schedule.items()
-    return (start for (number, _, _), start in schedule if number == round_number)
-
-
 class FeedCache:
     """The encoded answer of each (tournament, feed, format), kept while it is current."""
 
@@ -479,13 +429,13 @@ def answer(store: TournamentStore, tournament_id: int, name: str, extension: str
         if held is not None and held.current(version, now):
             return held
         timed = name in TIMED or name.startswith(PLAYER_PREFIX)
-        # The tables' clocks once for the rows and the moment the answer goes stale (for
-        # 256 tables they are the most of a clocks answer's cost)
-        table_clocks = tournament.table_clocks(now) if timed else None
-        body = encode(build(tournament, now, name, table_clocks), extension)
-        until = None if table_clocks is None else next_phase_change(tournament, now, table_clocks)
-        if table_clocks is not None and name == "clocks":
-            moments = [m for m in (until, next_tick(table_clocks, now)) if m is not None]
+        # The views hold the tables' clocks once, for the rows and the moment the answer
+        # goes stale (for 256 tables they are the most of a clocks answer's cost)
+        states = States(tournament, now)
+        body = encode(build(tournament, now, name, states), extension)
+        until = states.next_boundary() if timed else None
+        if timed and name == "clocks":
+            moments = [m for m in (until, next_tick(states.table_clocks(), now)) if m is not None]
             until = min(moments, default=None)
         fresh = Answer(
             version=version,

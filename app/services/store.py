@@ -83,6 +83,15 @@ class Appended:
 
 
 @dataclass(frozen=True)
+class Listed:
+    """A tournament as a list of them shows it."""
+
+    id: int
+    name: str
+    version: int
+
+
+@dataclass(frozen=True)
 class Author:
     """Who enters a line: recorded in the row and as `by` in the line (issue 4)."""
 
@@ -251,6 +260,21 @@ class TournamentStore:
                 raise NotFound(f"tournament {tournament_id} does not exist")
             return [line.body for line in queries.lines_after(session, tournament_id, 0)]
 
+    def tournaments(self) -> list[Listed]:
+        """Every tournament on this server, oldest first."""
+        with Session(self.engine) as session:
+            rows = queries.list_tournaments(session)
+            return [Listed(row.id or 0, row.name, row.version) for row in rows]
+
+    def table_audit(
+        self, tournament_id: int, table: int, round_number: int | None = None
+    ) -> list[LogLine]:
+        """The table's audit lines, oldest first (queries.table_audit_lines). Raises NotFound."""
+        with Session(self.engine) as session:
+            if queries.get_tournament(session, tournament_id) is None:
+                raise NotFound(f"tournament {tournament_id} does not exist")
+            return list(queries.table_audit_lines(session, tournament_id, table, round_number))
+
     def stored_version(self, tournament_id: int) -> int | None:
         """The committed version in the database (another process may be ahead of us)."""
         with Session(self.engine) as session:
@@ -259,6 +283,11 @@ class TournamentStore:
 
     def version(self, tournament_id: int) -> int:
         return self.read(tournament_id, lambda _, version: version)
+
+    def subscribe(self, subscriber: Publisher) -> None:
+        """Call `subscriber` after every commit, in the committing thread: the live feed's
+        hub and backplane (the `TournamentSource` protocol of app/realtime/source.py)."""
+        self.subscribers.append(subscriber)
 
     # -- writing -------------------------------------------------------------------------
 

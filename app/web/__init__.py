@@ -77,8 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(heartbeat.start)
         store.process = heartbeat.identity
         hub = Hub(store)
-        await hub.start()
-        store.subscribers.append(hub.committed)
+        await hub.start()  # it subscribes to the store's commits
         backplane = None
         if app_settings.redis_url:
             # Several processes serve one feed: each change is announced to all of them.
@@ -88,8 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 socket_timeout=app_settings.redis_socket_timeout,
                 connect_timeout=app_settings.redis_connect_timeout,
             )
-            store.subscribers.append(backplane.publish)
-            await backplane.start()
+            await backplane.start()  # it subscribes to the store's commits too
         try:
             yield AppState(
                 settings=app_settings,

@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from app.domain.bounds import MAX_PLAYERS, MAX_SEED_LENGTH
 from app.domain.draw import RoundDraw
 from app.domain.replay import standings_report
+from app.read.reports import RoundStandings
 from app.services import admin
 from app.services.admin import PlayerRow
 from app.services.store import Appended, TokenRecord
@@ -39,7 +40,6 @@ from app.web.errors import (
     unfinished_answer,
 )
 from app.web.fields import Minutes, PenaltyPoints, PlayerRef, Round, Segment, StrictBody, Table
-from app.web.public import RoundStandings
 
 router = APIRouter(
     prefix="/api/tournaments",

@@ -30,6 +30,7 @@ from app.domain.numbers import exact, shown
 from app.domain.slips import Slip, seating_slips
 from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
+from app.read.reports import Registration
 from app.services.errors import NotFound, TokenRefused
 from app.services.feeds import NAMES as FEED_NAMES
 from app.services.feeds import distance_shown, is_ariari, total_shown
@@ -39,10 +40,17 @@ from app.services.feeds import distance_shown, is_ariari, total_shown
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore
 from app.web.addresses import loopback_warning, public_base
-from app.web.deps import MAX_NUMBER, AdminDep, RoundNumber, SettingsDep, StoreDep, TournamentId
+from app.web.deps import (
+    MAX_NUMBER,
+    AdminDep,
+    RoundNumber,
+    RoundParam,
+    SettingsDep,
+    StoreDep,
+    TournamentId,
+)
 from app.web.errors import UnfinishedTableAnswer, unfinished_answer
 from app.web.pages import render
-from app.web.public import Registration, RoundParam
 
 router = APIRouter(include_in_schema=False)
 
@@ -259,7 +267,7 @@ def slips_csv(
     tournament_id: TournamentId, round_number: RoundNumber, _: AdminDep, store: StoreDep
 ) -> Response:
     """One row per player: their table in each segment of the round."""
-    _, slips = _slips(store, tournament_id, round_number)
+    slips = _slips(store, tournament_id, round_number)[1]
     return _download(
         render_slips_csv(slips), "text/csv", f"slips-{tournament_id}-round-{round_number}.csv"
     )

@@ -6,11 +6,11 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Path, Request
+from fastapi import Depends, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.services.errors import TokenRefused
-from app.services.store import TournamentStore
+from app.services.store import Listed, TournamentStore
 from app.settings import Settings
 from app.web.guards import RateLimits, client_address
 
@@ -20,6 +20,10 @@ MAX_NUMBER = 2**31 - 1
 TournamentId = Annotated[int, Path(ge=1, le=MAX_NUMBER)]
 RoundNumber = Annotated[int, Path(le=MAX_NUMBER)]  # the rules say what a bad round is
 TableNumber = Annotated[int, Path(ge=1, le=MAX_NUMBER)]
+RoundParam = Annotated[
+    int | None,
+    Query(alias="round", ge=1, le=MAX_NUMBER, description="The round (default: the current round)"),
+]
 
 bearer = HTTPBearer(auto_error=False, description="An admin token or a judge's table token")
 
@@ -36,6 +40,14 @@ def get_settings(request: Request) -> Settings:
 
 StoreDep = Annotated[TournamentStore, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def get_tournaments(store: StoreDep) -> list[Listed]:
+    return store.tournaments()
+
+
+# Every tournament on this server, oldest first (the public list, the spectator's choice)
+TournamentsDep = Annotated[list[Listed], Depends(get_tournaments)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 

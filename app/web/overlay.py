@@ -30,7 +30,7 @@ from fastapi.responses import HTMLResponse
 from app.domain.ariari import points_shown
 from app.domain.log import format_time
 from app.domain.tournament import SEAT_NAMES, Tournament
-from app.realtime.channels import States
+from app.read.views import States
 from app.services import feeds
 from app.services.errors import NotFound
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId

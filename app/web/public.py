@@ -8,21 +8,28 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
-from sqlmodel import Session
+from pydantic import BaseModel, Field
 
 from app.db import queries
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
 from app.domain.replay import clock_report, game_report
 from app.domain.tournament import RoundState, SeatName, Tournament
+from app.read.reports import (
+    ClockReport,
+    FinalPlaceReport,
+    PlayerRef,
+    Registration,
+    RoundStandings,
+)
+from app.read.views import States, table_view
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
-from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
+from app.web.deps import RoundParam, StoreDep, TableNumber, TournamentId, TournamentsDep
 from app.web.errors import PROBLEM_RESPONSES
 
 # No credential, so no 401 or 403: a tournament, round or player that is not there, or bad input.
@@ -32,86 +39,7 @@ router = APIRouter(
     responses={status: PROBLEM_RESPONSES[status] for status in (404, 409, 422)},
 )
 
-PlayerRef = str | int
-RoundParam = Annotated[
-    int | None,
-    Query(alias="round", ge=1, le=MAX_NUMBER, description="The round (default: the current round)"),
-]
-
-
-# -- the report shapes (CONTRACT §2, app.domain.replay) ---------------------------------
-
-
-class StandingRow(BaseModel):
-    player: PlayerRef
-    rank: int
-    carry_in: str = Field(description="Exact, as a reduced fraction (rule SC-4)")
-    play: str
-    total: str
-    shown: str = Field(description="2 decimals, rounded down (rule SC-5)")
-    status: Literal["advanced", "eliminated", "playing", "finished"]
-    position: int
-    above_cut: bool | None
-    distance: str | None = Field(description="To the cut line (rule ST-3)")
-    distance_shown: str | None
-
-
-class TieReport(BaseModel):
-    """rule ST-7: a tie at the cut and how the tie-break (ST-4) and the draw (ST-5) decide it."""
-
-    total: str
-    players: list[PlayerRef]
-    places: int
-    hands: dict[str, list[int]]
-    advance_by_hands: list[PlayerRef]
-    draw_among: list[PlayerRef]
-    draw_places: int
-    draw_seed: str | None
-    draw_winners: list[PlayerRef] | None
-    draw_pending: bool
-
-
-class CutReport(BaseModel):
-    advance: int
-    line_total: str | None
-    next_total: str | None
-    tie: TieReport | None
-
-
-class DrawDeviation(BaseModel):
-    segment: int
-    player: PlayerRef
-    drawn_table: int | None
-    seated_table: int
-
-
-class DrawReport(BaseModel):
-    """rule SE-1: the round's recorded draw, and the seatings that differ from it."""
-
-    seed: str
-    repeats: int
-    deviations: list[DrawDeviation]
-
-
-class RoundStandings(BaseModel):
-    # Fields replay adds later pass through, so the API keeps the shape of replay.
-    model_config = ConfigDict(extra="allow")
-
-    round: int
-    advance: int | None
-    ended: bool
-    cut: CutReport | None
-    standings: list[StandingRow]
-    draw: DrawReport | None = Field(default=None, description="Left out before the draw")
-
-
-class FinalPlaceReport(BaseModel):
-    player: PlayerRef
-    rank: int
-    prize: str
-    prize_shown: str
-    round: int
-    total: str
+# -- the answers -----------------------------------------------------------------------
 
 
 class StandingsAnswer(BaseModel):
@@ -120,29 +48,6 @@ class StandingsAnswer(BaseModel):
     version: int
     rounds: list[RoundStandings]
     final_ranking: list[FinalPlaceReport]
-
-
-class ClockReport(BaseModel):
-    """A table's clock: the server's time and the deadlines (rule CL-6)."""
-
-    round: int
-    segment: int
-    table: int
-    group: str | None
-    phase: str
-    server_time: str
-    starts_at: str | None
-    deadline: str | None
-    seconds_left: int | None
-    seconds_over: int | None
-    break_ends: str | None
-    break_seconds_left: int | None
-    hands_completed: int
-    planned_hands: int
-    play_all: bool
-
-
-# -- the other answers ------------------------------------------------------------------
 
 
 class TournamentListed(BaseModel):
@@ -212,24 +117,6 @@ class AuditAnswer(BaseModel):
     lines: list[AuditLine]
 
 
-class Registration(BaseModel):
-    id: PlayerRef
-    name: str
-    group: str
-    substitute: bool
-    country: str | None
-
-    @classmethod
-    def of(cls, registered: PlayerRegistered) -> Registration:
-        return cls(
-            id=registered.player,
-            name=registered.name,
-            group=registered.group,
-            substitute=registered.substitute,
-            country=registered.country,
-        )
-
-
 class SeatInSegment(BaseModel):
     segment: int
     table: int
@@ -282,11 +169,9 @@ def _player(tournament: Tournament, player_id: str) -> PlayerRegistered:
 
 
 @router.get("", response_model=list[TournamentListed])
-def list_tournaments(store: StoreDep) -> list[TournamentListed]:
+def list_tournaments(tournaments: TournamentsDep) -> list[TournamentListed]:
     """Every tournament on this server."""
-    with Session(store.engine) as session:
-        rows = queries.list_tournaments(session)
-    return [TournamentListed(id=row.id or 0, name=row.name, version=row.version) for row in rows]
+    return [TournamentListed(id=t.id, name=t.name, version=t.version) for t in tournaments]
 
 
 @router.get("/{tournament_id}", response_model=TournamentSummary)
@@ -353,27 +238,29 @@ def tables(
 
     def view(tournament: Tournament, version: int) -> TablesAnswer:
         state = round_state(tournament, round_number)
-        clocks = {
-            (c.segment, c.table): c
-            for c in (tournament.table_clocks(now) if state is tournament.current_round else [])
-        }
+        # each table's clock in the segment it plays now (or next), rule CL-6
+        playing = (
+            States(tournament, now).table_clocks() if state is tournament.current_round else []
+        )
+        clocks = {(c.segment, c.table): c for c in playing}
         rows = []
-        for (segment, number), table in sorted(state.tables.items()):
-            next_hand, next_dealer = tournament.next_deal(state.number, segment, number)
+        for segment, number in sorted(state.tables):
+            table = table_view(tournament, state, segment, number)
+            game = table.seated.game
             clock = clocks.get((segment, number))
             rows.append(
                 TableRow(
-                    round=state.number,
+                    round=table.round,
                     segment=segment,
                     table=number,
-                    group=table.group or None,
-                    seats=list(table.seats),
-                    hands_entered=sorted(table.hands),
-                    next_hand=next_hand,
-                    next_dealer=next_dealer,
-                    closed=(table.group, segment) in state.closed,
+                    group=table.group,
+                    seats=list(table.seated.seats),
+                    hands_entered=sorted(table.seated.hands),
+                    next_hand=table.next_hand,
+                    next_dealer=table.next_dealer,
+                    closed=table.closed,
                     clock=None if clock is None else ClockReport(**clock_report(clock)),
-                    game=None if table.game is None else game_report(segment, number, table.game),
+                    game=None if game is None else game_report(segment, number, game),
                 )
             )
         return TablesAnswer(version=version, round=state.number, tables=rows)
@@ -390,10 +277,7 @@ def table_audit(
 ) -> AuditAnswer:
     """Every log line naming the table, or entered with its judges' tokens (a penalty names
     the player, not the table), oldest first, with who entered it and when."""
-    with Session(store.engine) as session:
-        if queries.get_tournament(session, tournament_id) is None:
-            raise NotFound(f"tournament {tournament_id} does not exist")
-        lines = queries.table_audit_lines(session, tournament_id, table, round_number)
+    lines = store.table_audit(tournament_id, table, round_number)
     return AuditAnswer(
         tournament=tournament_id,
         table=table,
@@ -484,6 +368,7 @@ def table_clocks(tournament_id: TournamentId, store: StoreDep) -> ClocksAnswer:
     """Every table's clock in the round being played, by the server's time (rule CL-6)."""
     now: datetime = store.clock()
     tables = store.read(
-        tournament_id, lambda t, _: [ClockReport(**clock_report(c)) for c in t.table_clocks(now)]
+        tournament_id,
+        lambda t, _: [ClockReport(**clock_report(c)) for c in States(t, now).table_clocks()],
     )
     return ClocksAnswer(server_time=format_time(now), tables=tables)

@@ -25,21 +25,18 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from sqlmodel import Session
 
-from app.db import queries
 from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
-from app.domain.replay import standings_report
 from app.domain.rulesets import HandResult
 from app.domain.tournament import RoundState, Tournament
-from app.realtime.channels import States
+from app.read.views import States
 from app.services import feeds
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
-from app.services.store import TournamentStore
-from app.web.deps import MAX_NUMBER, StoreDep
+from app.services.store import Listed, TournamentStore
+from app.web.deps import MAX_NUMBER, StoreDep, TournamentsDep
 from app.web.pages import PACKAGE, render, templates
 
 router = APIRouter(include_in_schema=False)
@@ -61,25 +58,21 @@ SHELL = (
 # -- which tournament ---------------------------------------------------------------------
 
 
-def _tournaments(store: TournamentStore) -> list[tuple[int, str]]:
-    """Every tournament's id and name, newest first."""
-    with Session(store.engine) as session:
-        rows = queries.list_tournaments(session)
-    return sorted(((row.id, row.name) for row in rows if row.id is not None), reverse=True)
-
-
-def _tournament_ids(store: TournamentStore) -> list[int]:
-    return [tid for tid, _ in _tournaments(store)]
+def _newest_first(tournaments: list[Listed]) -> list[Listed]:
+    return sorted(tournaments, key=lambda t: t.id, reverse=True)
 
 
 def _has_player(tournament: Tournament, player_id: str) -> bool:
     return tournament.player_named(player_id) is not None
 
 
-def _tournament_of(store: TournamentStore, player_id: str, wanted: int | None) -> int:
+def _tournament_of(
+    store: TournamentStore, tournaments: list[Listed], player_id: str, wanted: int | None
+) -> int:
     """The tournament named by `?t=`, or else the newest one that has the player (a seating
     slip's QR code names no tournament)."""
-    for tournament_id in [wanted] if wanted is not None else _tournament_ids(store):
+    newest = [t.id for t in _newest_first(tournaments)]
+    for tournament_id in [wanted] if wanted is not None else newest:
         if store.read(tournament_id, lambda t, _: _has_player(t, player_id)):
             return tournament_id
     where = f"tournament {wanted}" if wanted is not None else "any tournament"
@@ -462,7 +455,7 @@ def _player_page(
     blocks = _blocks(state, player, names)
     # Live: the `player:ID` channel's state, which the feed keeps up to date. Out of the
     # event: the same shape for the last round played, which no longer changes.
-    player_state = states.player(player_id) if live else _past_state(states, state, player)
+    player_state = states.player(player_id, None if live else state.number)
     return PlayerPage(
         tournament_id=tournament_id,
         tournament_name=tournament.name,
@@ -484,20 +477,6 @@ def _player_page(
     )
 
 
-def _past_state(states: States, state: RoundState, player: PlayerId) -> dict[str, Any]:
-    """The `player:ID` channel's shape, for a round that is over."""
-    report = standings_report(states.tournament.standings(state.number), state.format.advance)
-    return {
-        **states.player(str(player)),
-        "round": state.number,
-        "standing": next((r for r in report["standings"] if r["player"] == player), None),
-        "seats": [
-            {"segment": s, "table": t, "seat": seat} for s, t, seat in state.seats_of(player)
-        ],
-        "winning_hands": sorted(state.winning_values.get(player, ()), reverse=True),
-    }
-
-
 def _missing(request: Request, message: str) -> HTMLResponse:
     response = render(request, "spectator_missing.html", message=message)
     response.status_code = 404
@@ -511,13 +490,15 @@ def _missing(request: Request, message: str) -> HTMLResponse:
 def home(
     request: Request,
     store: StoreDep,
+    listed: TournamentsDep,
     tournament_id: TournamentParam = None,
     q: Annotated[str, Query(max_length=100)] = "",
 ) -> HTMLResponse:
     """Find a player; the followed players are kept on the phone and shown by spectator.js.
     With `q` the results are rendered here too, for a phone without JavaScript."""
-    tournaments = [{"id": tid, "name": name} for tid, name in _tournaments(store)]
-    ids = [t["id"] for t in tournaments]
+    newest = _newest_first(listed)
+    tournaments = [{"id": t.id, "name": t.name} for t in newest]
+    ids = [t.id for t in newest]
     chosen = tournament_id if tournament_id in ids else (ids[0] if ids else None)
     results = _search(store, chosen, q) if chosen is not None and q.strip() else []
     return render(
@@ -551,24 +532,28 @@ def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict
 @router.get("/search")
 def find_players(
     store: StoreDep,
+    listed: TournamentsDep,
     q: Annotated[str, Query(max_length=100)] = "",
     tournament_id: TournamentParam = None,
 ) -> dict[str, Any]:
     """Players whose names match `q`, best first: accents, case and typos are forgiven."""
     if tournament_id is None:
-        ids = _tournament_ids(store)
-        if not ids:
+        if not listed:
             raise NotFound("there is no tournament yet")
-        tournament_id = ids[0]
+        tournament_id = _newest_first(listed)[0].id
     return {"tournament": tournament_id, "query": q, "results": _search(store, tournament_id, q)}
 
 
 @router.get("/p/{player_id}", response_class=HTMLResponse)
 def player_page(
-    request: Request, player_id: str, store: StoreDep, tournament_id: TournamentParam = None
+    request: Request,
+    player_id: str,
+    store: StoreDep,
+    listed: TournamentsDep,
+    tournament_id: TournamentParam = None,
 ) -> HTMLResponse:
     try:
-        tid = _tournament_of(store, player_id, tournament_id)
+        tid = _tournament_of(store, listed, player_id, tournament_id)
     except NotFound as error:
         return _missing(request, str(error))
     now = store.clock()
@@ -578,10 +563,10 @@ def player_page(
 
 @router.get("/p/{player_id}/chart")
 def player_chart(
-    player_id: str, store: StoreDep, tournament_id: TournamentParam = None
+    player_id: str, store: StoreDep, listed: TournamentsDep, tournament_id: TournamentParam = None
 ) -> Response:
     """The chart alone, as the player page has it inline."""
-    tid = _tournament_of(store, player_id, tournament_id)
+    tid = _tournament_of(store, listed, player_id, tournament_id)
     now = store.clock()
 
     def view(tournament: Tournament, _: int) -> Chart:

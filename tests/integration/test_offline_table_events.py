@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.domain.log import format_time
-from app.realtime.channels import States
+from app.read.views import States
 from app.services.judging import TABLET_CLOCK_BOUND
 from app.services.store import TournamentStore
 from tests.integration.judging_setup import (

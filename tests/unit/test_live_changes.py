@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.realtime.channels import LiveStandings, apply_change, change, placed_row
+from app.read.views import LiveStandings
+from app.realtime.channels import apply_change, change, placed_row
 from tests.live_standings import (
     PLACED_ROWS,
     live_standings,

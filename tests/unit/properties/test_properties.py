@@ -20,7 +20,7 @@ from app.domain.hands import DirectPoints, Discard, Draw, HandResult, PlayerId, 
 from app.domain.replay import apply_line, replay_lines, report
 from app.domain.standings import Standings, hands_key, rank_round
 from app.domain.tournament import SEAT_NAMES, Tournament
-from app.realtime.channels import LiveStandings
+from app.read.views import LiveStandings
 from bench.generate import Options, generate
 from tests.live_standings import whole_state
 

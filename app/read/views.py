@@ -1,0 +1,381 @@
+"""The read model: every view of a tournament, built once, for every reader.
+
+The live channels (app/realtime), the feeds (app/services/feeds.py), the overlay, hall and
+spectator pages and the public API all read a tournament through these views, so a table, a
+player, the standings with the cut and the clocks look the same wherever they are shown,
+and "when does a clock next change by time alone" is answered in one place (rule CL-6).
+
+A view is a function of the tournament's state and the server's time, nothing else: no
+store, no session, no clock of its own. It imports the domain alone (the import-linter
+contracts in pyproject.toml), so both the live feed and the services can use it without
+either knowing the other.
+
+Channels (CONTRACT §3): `standings` (the current round, with the cut line and every
+player's distance to it), `clocks` (every table's clock as server times and deadlines,
+never ticks: rule CL-6), `table:N` (one table of the current round) and `player:ID`.
+A state is a plain JSON-able dict, the same one a snapshot sends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from app.domain import clocks
+from app.domain.hands import PlayerId
+from app.domain.log import format_time
+from app.domain.replay import (
+    clock_report,
+    game_report,
+    standing_row,
+    standings_header,
+    standings_report,
+)
+from app.domain.rulesets import result_to_log
+from app.domain.standings import Standing, Standings
+from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegment, Tournament
+
+# Fields of a clock report that follow from the time alone: a display computes them from
+# the server time and the deadline, so they are not sent, and they never make a change.
+TICKING = ("server_time", "seconds_left", "seconds_over", "break_seconds_left")
+
+
+def in_tournament(tournament: Tournament, channel: str) -> bool:
+    """Whether the tournament has what a (valid) channel names: a registered player, a table
+    number no higher than its players could fill or its seatings use. The live feed follows
+    only these (issue 14), so its work is bounded by the tournament, never by what clients
+    make up: a flush computes every followed channel."""
+    kind, _, argument = channel.partition(":")
+    if kind == "player":
+        return tournament.player_named(argument) is not None
+    if kind == "table":
+        seated = [table for _, table in tournament.current_round.tables]
+        most = max([-(-len(tournament.players) // 4), 1, *seated])
+        return int(argument) <= most
+    return True
+
+
+Base = tuple[int, int, int, int]  # what a hand can change in a row (LiveStandings.bases)
+
+
+@dataclasses.dataclass(eq=False)
+class LiveStandings:
+    """The standings channel's state as the live feed holds it.
+
+    A snapshot is the whole state (`full()`, the same as States.standings()). After a hand,
+    most rows change only in what follows from their place (DERIVED), and a change sends none
+    of that (standings_moves): so the rows are made only when a snapshot or a change needs
+    them, and two states are compared by their order and by each player's `base`, the values
+    a hand changes. Made once per version and shared by every client: what it says never
+    changes, only the rows it has made so far (`made`) grow.
+    """
+
+    header: dict[str, Any]  # round, advance, ended, cut (standings_header)
+    standings: Standings
+    order: list[str]  # the players by position
+    bases: dict[str, Base]  # player -> (carry_in_scaled, play, total_scaled, denominator)
+    index: dict[str, int]  # player -> index of their row in standings.rows
+    # Rows of the state before, by their Standing: a row whose Standing is the same is reused
+    earlier: Mapping[Standing, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    made: dict[Standing, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    _full: dict[str, Any] | None = None
+
+    @staticmethod
+    def of(
+        standings: Standings,
+        advance: int | None,
+        earlier: Mapping[Standing, dict[str, Any]] | None = None,
+    ) -> LiveStandings:
+        order = [str(row.player) for row in standings.rows]
+        return LiveStandings(
+            standings_header(standings, advance),
+            standings,
+            order,
+            {
+                player: (row.carry_in_scaled, row.play, row.total_scaled, row.denominator)
+                for player, row in zip(order, standings.rows, strict=True)
+            },
+            {player: index for index, player in enumerate(order)},
+            earlier if earlier is not None else {},
+        )
+
+    def row(self, player: str) -> dict[str, Any] | None:
+        index = self.index.get(player)
+        if index is None:
+            return None
+        standing = self.standings.rows[index]
+        made = self.made.get(standing)
+        if made is None:
+            made = self.earlier.get(standing)
+            if made is None:
+                made = standing_row(standing)
+            self.made[standing] = made
+        return made
+
+    def full(self) -> dict[str, Any]:
+        """The state a snapshot sends (what States.standings() gives)."""
+        if self._full is None:
+            rows = {player: self.row(player) for player in self.order}
+            self._full = {**self.header, "rows": rows}
+            self.earlier = {}  # every row is in `made` now
+        return self._full
+
+
+LiveState = Mapping[str, Any] | LiveStandings  # what the feed holds for a channel
+
+
+@dataclasses.dataclass(frozen=True)
+class TableView:
+    """One table in one segment of a round, as every display of a table starts from it:
+    the public API's tables, the table channel (and so the tables feed, the overlay and the
+    judge's tablet)."""
+
+    round: int
+    segment: int
+    table: int
+    group: str | None
+    seated: TableSegment  # the seats and the hands entered
+    next_hand: int | None
+    next_dealer: PlayerId | None
+    closed: bool
+
+
+def table_view(tournament: Tournament, state: RoundState, segment: int, table: int) -> TableView:
+    seated = state.tables[(segment, table)]
+    next_hand, next_dealer = tournament.next_deal(state.number, segment, table)
+    return TableView(
+        round=state.number,
+        segment=segment,
+        table=table,
+        group=seated.group or None,
+        seated=seated,
+        next_hand=next_hand,
+        next_dealer=next_dealer,
+        closed=(seated.group, segment) in state.closed,
+    )
+
+
+class States:
+    """Channel states of one tournament version at one moment. The standings and clocks are
+    built once however many table and player channels need them."""
+
+    def __init__(
+        self,
+        tournament: Tournament,
+        now: datetime,
+        earlier: Mapping[Standing, dict[str, Any]] | None = None,
+    ) -> None:
+        self.tournament = tournament
+        self.now = now
+        self.earlier = earlier  # standings rows made before, by Standing (LiveStandings)
+        self._standings: LiveStandings | None = None
+        self._table_clocks: list[TableClock] | None = None
+        self._clocks: dict[str, dict[str, Any]] | None = None
+
+    def of(self, channel: str) -> dict[str, Any]:
+        kind, _, argument = channel.partition(":")
+        if kind == "standings":
+            return self.standings()
+        if kind == "clocks":
+            return {"round": self.tournament.current_round.number, "tables": self.clock_rows()}
+        if kind == "table":
+            return self.table(int(argument))
+        return self.player(argument)
+
+    def live(self, channel: str) -> LiveState:
+        """The state the live feed holds for a channel: of(channel), but the standings as
+        LiveStandings, whose rows are made only when needed."""
+        return self.live_standings() if channel == "standings" else self.of(channel)
+
+    def live_standings(self) -> LiveStandings:
+        if self._standings is None:
+            current = self.tournament.current_round
+            self._standings = LiveStandings.of(
+                self.tournament.standings(current.number), current.format.advance, self.earlier
+            )
+        return self._standings
+
+    def standings(self) -> dict[str, Any]:
+        return self.live_standings().full()
+
+    def table_clocks(self) -> list[TableClock]:
+        """Every table's clock of the current round at `now` (for 256 tables, the most of
+        what a clocks view costs: computed once)."""
+        if self._table_clocks is None:
+            self._table_clocks = list(self.tournament.table_clocks(self.now))
+        return self._table_clocks
+
+    def next_boundary(self, *, after: bool = False) -> datetime | None:
+        """next_clock_boundary at `now` (`after`: strictly after it)."""
+        return next_clock_boundary(self.tournament, self.now, self.table_clocks(), after=after)
+
+    def clock_rows(self) -> dict[str, dict[str, Any]]:
+        if self._clocks is None:
+            self._clocks = {}
+            for table_clock in self.table_clocks():
+                row = clock_report(table_clock)
+                for field in TICKING:
+                    row.pop(field)
+                self._clocks[str(table_clock.table)] = row
+        return self._clocks
+
+    def table(self, table: int) -> dict[str, Any]:
+        """One table of the current round, in the segment it is playing now (or about to)."""
+        tournament = self.tournament
+        current = tournament.current_round
+        clock = self.clock_rows().get(str(table))
+        segments = [  # a lookup per segment: the tablets follow every table, after every hand
+            segment
+            for segment in range(1, current.format.segments + 1)
+            if (segment, table) in current.tables
+        ]
+        if not segments:
+            return {"round": current.number, "table": table, "segment": None}
+        segment = clock["segment"] if clock is not None else segments[0]
+        view = table_view(tournament, current, segment, table)
+        seated = view.seated
+        state = {
+            "round": view.round,
+            "table": view.table,
+            "segment": view.segment,
+            "group": view.group,
+            "seats": dict(zip(SEAT_NAMES, seated.seats, strict=True)),
+            "hands": [
+                {
+                    "hand": number,
+                    "dealer": tournament.dealer(current.number, segment, table, number),
+                    "deltas": {str(p): d for p, d in seated.settlements[number].deltas},
+                    "value": seated.settlements[number].value,
+                    "winner": seated.settlements[number].winner,
+                }
+                for number in sorted(seated.hands)
+            ],
+            # every deal recorded in the segment, so a second device at the table knows the
+            # next hand is dealt (rule CL-3)
+            "deals": [
+                {"hand": number, "time": format_time(at)}
+                for number, at in sorted(seated.deals.items())
+            ],
+            "next_hand": view.next_hand,
+            "next_dealer": view.next_dealer,
+            "clock": clock,
+        }
+        if seated.game is not None:
+            _add_game(state, seated, segment, table)
+        return state
+
+    def player(self, player_id: str, round_number: int | None = None) -> dict[str, Any]:
+        """One player in the current round (or in `round_number`, once it is over): their
+        standing and where they sit."""
+        tournament = self.tournament
+        player = tournament.player_named(player_id)
+        if player is None:
+            return {"player": player_id, "registered": False}
+        current = tournament.current_round
+        state = current if round_number is None else tournament.rounds[round_number]
+        seats = [
+            {"segment": segment, "table": table, "seat": seat}
+            for segment, table, seat in state.seats_of(player)
+        ]
+        if state is current:
+            standing = self.live_standings().row(player_id)
+        else:
+            report = standings_report(tournament.standings(state.number), state.format.advance)
+            standing = next((r for r in report["standings"] if r["player"] == player), None)
+        registered = tournament.players[player]
+        return {
+            "player": player,
+            "registered": True,
+            "name": registered.name,
+            "country": registered.country,
+            "round": state.number,
+            "standing": standing,
+            "seats": seats,
+            "winning_hands": sorted(state.winning_values.get(player, ()), reverse=True),
+        }
+
+
+def _add_game(state: dict[str, Any], seated: TableSegment, segment: int, table: int) -> None:
+    """An Ari Ari table's game for the judge's tablet and the table overlay: the points, the
+    dealer, counters and riichi bets of the next hand (rules AA-5, AA-6, AA-8), and of each
+    hand played, so that the tablet can review a correction as the server will play it."""
+    game = seated.game
+    assert game is not None
+    passes = 0  # how often the deal has passed before each hand (rule AA-8, for the wind)
+    by_number = {}
+    for index, played in enumerate(game.hands):
+        if index and played.dealer != game.hands[index - 1].dealer:
+            passes += 1
+        by_number[played.number] = (played, passes)
+    if game.hands and game.dealer is not None and game.dealer != game.hands[-1].dealer:
+        passes += 1
+    for row in state["hands"]:
+        played, before = by_number[row["hand"]]
+        row |= {
+            "counters": played.counters,
+            "bets_before": played.bets_before,
+            "passes": before,
+            "result": result_to_log(seated.hands[row["hand"]].result),
+        }
+    state["game"] = {
+        **game_report(segment, table, game),
+        "points": {str(p): points for p, points in game.points},
+        "passes": passes,
+    }
+
+
+# -- when a clock next changes by time alone (rule CL-6) ---------------------------------
+
+
+def next_clock_boundary(
+    tournament: Tournament,
+    now: datetime,
+    table_clocks: Sequence[TableClock],
+    *,
+    after: bool = False,
+) -> datetime | None:
+    """The first moment at or after `now` (`after`: strictly after it) when a clock may
+    change phase by time alone: a segment's start (its early start or its schedule), its
+    deadline, its scheduled end (the break starts, rule CL-1), the end of a break (rules
+    CL-1, CL-4). `table_clocks` are the
+    tables' clocks at `now`. A cached feed answer is stale from that moment on; the live
+    feed, which has just computed its clocks at `now`, wakes at the first moment after it."""
+    current = tournament.current_round
+    limit = clocks.time_limit(current.format)
+    moments: list[datetime] = []
+    for start in _schedule_of(tournament, current.number):
+        moments.append(start)
+        if limit is not None:
+            moments.append(clocks.shifted(start, limit))
+    for table_clock in table_clocks:
+        state = table_clock.clock
+        moments.extend(m for m in (state.starts_at, state.deadline, state.break_ends) if m)
+    return min(
+        (moment for moment in moments if moment > now or (moment == now and not after)),
+        default=None,
+    )
+
+
+def next_tick(table_clocks: Sequence[TableClock], now: datetime) -> datetime | None:
+    """The first moment after `now` when one of `table_clocks` (at `now`) changes its whole
+    seconds (rule CL-6: a countdown rounds up, the count past a deadline rounds down)."""
+    second = timedelta(seconds=1)
+    moments = []
+    for table_clock in table_clocks:
+        clock = table_clock.clock
+        if clock.seconds_left is not None and clock.deadline is not None:
+            moments.append(clocks.shifted(clock.deadline, -(clock.seconds_left - 1) * second))
+        if clock.seconds_over is not None and clock.deadline is not None:
+            moments.append(clocks.shifted(clock.deadline, (clock.seconds_over + 1) * second))
+        if clock.break_seconds_left is not None and clock.break_ends is not None:
+            moments.append(
+                clocks.shifted(clock.break_ends, -(clock.break_seconds_left - 1) * second)
+            )
+    return min((moment for moment in moments if moment > now), default=None)
+
+
+def _schedule_of(tournament: Tournament, round_number: int) -> Iterable[datetime]:
+    schedule = tournament.schedule.items()
+    return (start for (number, _, _), start in schedule if number == round_number)

@@ -1,0 +1,61 @@
+"""The read model's one answer to "when does a clock next change by time alone" (rule CL-6):
+a cached feed answer is stale from that moment on (at or after now), and the live feed,
+which has just computed its clocks at now, wakes at the first moment after it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from app.domain.replay import replay_lines
+from app.domain.tournament import Tournament
+from app.read.views import States
+
+GROUP_A = [f"P{n:02d}" for n in range(1, 9)]
+
+
+def at(clock: str) -> datetime:
+    hour, minute = clock.split(":")
+    return datetime(2026, 11, 29, int(hour), int(minute), tzinfo=UTC)
+
+
+def scheduled() -> Tournament:
+    """Group A's first half of round 1 scheduled at 09:00Z: its deadline is 10:10Z (rule CL-1:
+    70 minutes in round 1 of WSOM 2008)."""
+    lines = [
+        {
+            "type": "tournament",
+            "name": "Clock Open",
+            "format": {"preset": "wsom2008", "advance": [8, 4]},
+        },
+        *({"type": "player", "id": p, "name": f"Player {p}", "group": "A"} for p in GROUP_A),
+        *({"type": "player", "id": f"Q{n}", "name": f"Q {n}", "group": "B"} for n in range(8)),
+        {
+            "type": "schedule",
+            "round": 1,
+            "segment": 1,
+            "start": "2026-11-29T09:00:00Z",
+            "group": "A",
+        },
+        {"type": "seating", "round": 1, "segment": 1, "table": 1, "seats": GROUP_A[:4]},
+        {"type": "seating", "round": 1, "segment": 1, "table": 2, "seats": GROUP_A[4:]},
+    ]
+    return replay_lines([json.dumps(line) for line in lines])
+
+
+def test_before_the_start_the_next_boundary_is_the_scheduled_start() -> None:
+    states = States(scheduled(), at("08:00"))
+    assert states.next_boundary() == at("09:00")
+    assert states.next_boundary(after=True) == at("09:00")
+
+
+def test_at_a_boundary_a_cached_answer_is_stale_and_the_live_feed_waits_for_the_next() -> None:
+    states = States(scheduled(), at("09:00"))
+    assert states.next_boundary() == at("09:00")
+    assert states.next_boundary(after=True) == at("10:10")  # the deadline (rule CL-2)
+
+
+def test_past_the_deadline_of_the_last_scheduled_segment_no_clock_changes_by_time() -> None:
+    assert States(scheduled(), at("10:10")).next_boundary() == at("10:10")
+    assert States(scheduled(), at("10:10")).next_boundary(after=True) is None
+    assert States(scheduled(), at("10:11")).next_boundary() is None
