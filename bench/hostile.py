@@ -426,8 +426,8 @@ def main() -> None:
     share = "--share-cores" in sys.argv[1:]
     costs_only = "--costs-only" in sys.argv[1:]
     cores = Cores.choose(share)
-    os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
     print(f"machine: {machine()}")
+    os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
     print(f"cores: {cores.describe()}")
     print(
         f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s, {ROUNDS} rounds of "
