@@ -189,9 +189,12 @@ def refuse_guessers(app: ASGIApp) -> ASGIApp:
                 scheme, _, token = authorization.decode(errors="replace").partition(" ")
                 token = token.strip()
                 if scheme.lower() == "bearer" and token and not await rate_limits.known(token):
-                    _REFUSED_QUIETLY.set(True)
-                    for message in rate_limits.guess_refused(wait):
-                        await send(message)
+                    quiet = _REFUSED_QUIETLY.set(True)
+                    try:
+                        for message in rate_limits.guess_refused(wait):
+                            await send(message)
+                    finally:
+                        _REFUSED_QUIETLY.reset(quiet)  # the access-log line is written by now
                     return
         await app(scope, receive, send)
 
