@@ -1,6 +1,8 @@
 """The judges' load alone, then the same load beside a hostile client (issue 14).
 
-    python -m bench.hostile
+    python -m bench.hostile                  # the figures of the README
+    python -m bench.hostile --share-cores    # the hostile client on the server's cores too
+    python -m bench.hostile --costs-only     # only what each hostile request costs the server
 
 Starts `scoreboard serve` as a real process on SQLite (a temporary file) with round 1 of a
 generated PLAYERS-player WSOM 2008 log and one token per table. The judges are asyncio tasks
@@ -8,20 +10,26 @@ in this process, as in bench/submit.py: hands sent at a fixed RATE a second roun
 tables (open loop: a slow answer cannot hide the queue behind it) for RUN_SECONDS, each
 timed from the request to its 201.
 
-Run 1 is that load alone. Run 2 is the same load while a hostile client, a process of its
-own, does at once what issue 14 saw:
+The hostile client is a process of its own, and does at once what issue 14 saw:
 - 50,000 websocket subscriptions attempted: connection after connection, each subscribing
   SUBSCRIBE_BATCH new channels a message until its messages are spent, and never reading;
+- HOARD connections opened and held, following the standings and never reading;
 - a 100 MB POST with no token, sent again and again, the body streamed as fast as the
   server takes it;
 - 10,000 bad tokens a minute on the judges' hand route.
-The hostile process runs at a lower CPU priority (nice 10): on the day it is another
-machine, and on this one it must not take the server's CPU for itself, which would measure
-the machine rather than the server.
+On the day it is another machine on the hall's network. Here, on a machine with two CPUs or
+more, the server and the judges are pinned to the first half of them and the hostile client
+to the other half (sched_setaffinity), so that what is measured is the server's work on the
+attack, not the machine's: the client's own CPU would otherwise be taken from the server.
+With --share-cores (or one CPU) it runs on the same CPUs at nice 10, as before.
 
-It prints the judges' p50 and p99 of both runs side by side, their ratio, the server's peak
-memory, and what the hostile client got (connections, subscriptions, 413s, 401s and 429s).
-Target: the hostile run's p99 within 1.2 times the quiet run's.
+First, each kind of hostile request alone for COST_SECONDS, the server otherwise idle: the
+server's CPU seconds (/proc/PID/stat, all its threads) less its idle CPU over the same time,
+per request. Then, in turn, ROUNDS times: the judges' load alone (quiet), then beside the
+whole hostile client. It prints the judges' p50 and p99 of both, their ratio against the
+target, the server's peak memory and CPU seconds in each, what the hostile client got
+(connections, subscriptions, 413s, 401s and 429s), and the cost of each kind of request.
+Target: the hostile run's p99 within 1.2 times the quiet run's, no judge refused.
 """
 
 from __future__ import annotations
@@ -66,6 +74,7 @@ BAD_TOKENS_PER_MINUTE = 10_000
 JUDGES_LIMITS = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
 HEAD_START = 5.0  # seconds the hostile client runs before the judges' load starts
 ROUNDS = 2  # quiet, hostile, quiet, hostile: the machine's own ups and downs hit both alike
+COST_SECONDS = 10.0  # each kind of hostile request alone, to measure what it costs the server
 
 
 @dataclass
@@ -74,6 +83,7 @@ class Hostile:
 
     connections: int = 0  # accepted: the hello came
     connections_refused: int = 0  # closed with 4429 (too many from this address)
+    flooding_connections: int = 0  # opened by the subscribe flood
     subscriptions_attempted: int = 0
     subscriptions_followed: int = 0  # snapshots the server sent
     channel_errors: int = 0
@@ -99,38 +109,47 @@ class Hostile:
 # -- the hostile client (a process of its own) -------------------------------------------------
 
 
-def hostile_main(base_url: str, port: int, tid: int, seconds: float, out: Any) -> None:
-    os.nice(10)
+@dataclass(frozen=True)
+class Target:
+    base_url: str
+    port: int
+    tid: int
+
+
+def hostile_main(
+    target: Target, seconds: float, out: Any, kinds: tuple[str, ...], cpus: set[int] | None
+) -> None:
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)  # another machine on the hall's network
+    else:
+        os.nice(10)  # on the server's own cores: it must not take their CPU first
     report = Hostile()
     with contextlib.suppress(Exception):
-        asyncio.run(_hostile(base_url, port, tid, seconds, report))
+        asyncio.run(_hostile(target, seconds, report, kinds))
     out.put(report.__dict__)
 
 
-async def _hostile(base_url: str, port: int, tid: int, seconds: float, report: Hostile) -> None:
+async def _hostile(target: Target, seconds: float, report: Hostile, kinds: tuple[str, ...]) -> None:
     end = time.monotonic() + seconds
-    tasks = [
-        asyncio.create_task(_subscribe_flood(port, tid, end, report)),
-        asyncio.create_task(_hoard(port, tid, end, report)),
-        asyncio.create_task(_big_bodies(port, tid, end, report)),
-        asyncio.create_task(_bad_tokens(base_url, tid, end, report)),
-    ]
+    tasks = [asyncio.create_task(ATTACKS[kind](target, end, report)) for kind in kinds]
     await asyncio.wait(tasks, timeout=seconds + 30)
     for task in tasks:
         task.cancel()
 
 
-async def _subscribe_flood(port: int, tid: int, end: float, report: Hostile) -> None:
+async def _subscribe_flood(target: Target, end: float, report: Hostile) -> None:
     """As seen: one client subscribing 64 new channels a message, as fast as it can, and
     connecting again whenever it is closed, until 50,000 subscriptions were attempted."""
     names = (f"player:X{uuid.uuid4().hex[:12]}" for _ in iter(int, 1))
-    url = f"ws://{HOST}:{port}/ws/tournaments/{tid}?channels="
-    while report.subscriptions_attempted < SUBSCRIPTIONS and time.monotonic() < end:
+    url = f"ws://{HOST}:{target.port}/ws/tournaments/{target.tid}?channels="
+    flooded = report.subscriptions_attempted + SUBSCRIPTIONS
+    while report.subscriptions_attempted < flooded and time.monotonic() < end:
+        report.flooding_connections += 1
         try:
             async with connect(url, max_queue=None, ping_interval=None, open_timeout=10) as ws:
                 reader = asyncio.create_task(_count_answers(ws, report))
                 try:
-                    while report.subscriptions_attempted < SUBSCRIPTIONS:
+                    while report.subscriptions_attempted < flooded:
                         batch = {next(names): None for _ in range(SUBSCRIBE_BATCH)}
                         await ws.send(json.dumps({"type": "subscribe", "channels": batch}))
                         report.subscriptions_attempted += len(batch)
@@ -155,11 +174,11 @@ async def _count_answers(ws: Any, report: Hostile) -> None:
                 report.channel_errors += 1
 
 
-async def _hoard(port: int, tid: int, end: float, report: Hostile) -> None:
+async def _hoard(target: Target, end: float, report: Hostile) -> None:
     """Connections opened until the server refuses them, each following the standings and
     never reading: a hall's worth of phones that are not phones."""
     held = []
-    url = f"ws://{HOST}:{port}/ws/tournaments/{tid}?channels=standings"
+    url = f"ws://{HOST}:{target.port}/ws/tournaments/{target.tid}?channels=standings"
     try:
         for _ in range(HOARD):
             if time.monotonic() >= end:
@@ -184,16 +203,16 @@ async def _hoard(port: int, tid: int, end: float, report: Hostile) -> None:
                 await asyncio.wait_for(ws.close(), 1.0)
 
 
-async def _big_bodies(port: int, tid: int, end: float, report: Hostile) -> None:
+async def _big_bodies(target: Target, end: float, report: Hostile) -> None:
     """A 100 MB POST with no token, its body streamed until the server stops taking it."""
     chunk = b" " * (1024 * 1024)
     head = (
-        f"POST /api/tournaments/{tid}/hands HTTP/1.1\r\nHost: {HOST}\r\n"
+        f"POST /api/tournaments/{target.tid}/hands HTTP/1.1\r\nHost: {HOST}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {BIG_BODY}\r\n\r\n"
     ).encode()
 
     def once() -> None:
-        with socket.create_connection((HOST, port), timeout=10) as sock:
+        with socket.create_connection((HOST, target.port), timeout=10) as sock:
             sock.sendall(head)
             sent = 0
             answer = b""
@@ -218,10 +237,10 @@ async def _big_bodies(port: int, tid: int, end: float, report: Hostile) -> None:
         await asyncio.sleep(0.5)
 
 
-async def _bad_tokens(base_url: str, tid: int, end: float, report: Hostile) -> None:
+async def _bad_tokens(target: Target, end: float, report: Hostile) -> None:
     interval = 60.0 / BAD_TOKENS_PER_MINUTE
     body = {"round": 1, "segment": 1, "table": 1, "hand": 1, "result": {"kind": "draw"}}
-    url = hands_url(base_url, tid)
+    url = hands_url(target.base_url, target.tid)
     async with httpx.AsyncClient(timeout=10, limits=httpx.Limits(max_connections=32)) as client:
 
         async def one(n: int) -> None:
@@ -243,6 +262,18 @@ async def _bad_tokens(base_url: str, tid: int, end: float, report: Hostile) -> N
             tasks.append(asyncio.create_task(one(n)))
             n += 1
         await asyncio.wait(tasks, timeout=10)
+
+
+SUBSCRIBE_FLOOD = "subscribe flood"
+HOARD_KIND = "connections held"
+BIG_BODIES = "100 MB bodies"
+BAD_TOKENS = "bad tokens"
+ATTACKS = {
+    SUBSCRIBE_FLOOD: _subscribe_flood,
+    HOARD_KIND: _hoard,
+    BIG_BODIES: _big_bodies,
+    BAD_TOKENS: _bad_tokens,
+}
 
 
 # -- the judges ---------------------------------------------------------------------------------
@@ -289,8 +320,115 @@ class PeakMemory:
         self.thread.join()
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds the process has used so far, all its threads, user and system (proc(5):
+    utime and stime, the 14th and 15th fields of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Cost:
+    """What one kind of hostile request cost the server, measured alone."""
+
+    kind: str
+    cpu: float  # seconds, above the idle server's own over the same time
+    count: int
+    unit: str
+
+    @property
+    def per_unit_ms(self) -> float:
+        return 1000 * self.cpu / self.count if self.count else math.nan
+
+
+def counted(kind: str, got: Hostile) -> tuple[int, str]:
+    """How many requests of `kind` the hostile client made, and what one is."""
+    if kind == SUBSCRIBE_FLOOD:
+        return got.flooding_connections, "flooding connection"
+    if kind == HOARD_KIND:
+        return got.connections + got.connections_refused, "connection (kept or 4429)"
+    if kind == BIG_BODIES:
+        return got.big_bodies, "100 MB body (413)"
+    refused = got.bad_answers.get(429, 0)
+    return sum(got.bad_answers.values()), f"bad token ({refused:,} of them 429)"
+
+
+@dataclass(frozen=True)
+class Cores:
+    """Where each side runs: the server and the judges on `server`, the hostile client on
+    `hostile` (None: on the server's cores too, at nice 10)."""
+
+    server: set[int]
+    hostile: set[int] | None
+
+    @staticmethod
+    def choose(share: bool) -> Cores:
+        cpus = sorted(os.sched_getaffinity(0))
+        if share or len(cpus) < 2:
+            return Cores(set(cpus), None)
+        half = len(cpus) // 2
+        return Cores(set(cpus[:half]), set(cpus[half:]))
+
+    def describe(self) -> str:
+        if self.hostile is None:
+            return (
+                f"server, judges and hostile client share CPUs {sorted(self.server)} "
+                "(the hostile client at nice 10)"
+            )
+        return (
+            f"server and judges pinned to CPUs {sorted(self.server)}, hostile client to CPUs "
+            f"{sorted(self.hostile)} (sched_setaffinity; on the day it is another machine)"
+        )
+
+
+@dataclass
+class Attacker:
+    """The hostile client, started: a process of its own that puts its report on `out`."""
+
+    process: Any
+    out: Any
+
+    @staticmethod
+    def start(target: Target, cores: Cores, seconds: float, kinds: tuple[str, ...]) -> Attacker:
+        context = multiprocessing.get_context("spawn")
+        out = context.Queue()
+        args = (target, seconds, out, kinds, cores.hostile)
+        attacker = Attacker(context.Process(target=hostile_main, args=args), out)
+        attacker.process.start()
+        return attacker
+
+    def report(self) -> Hostile:
+        got = Hostile(**self.out.get(timeout=120))
+        self.process.join(timeout=30)
+        return got
+
+
+def costs(target: Target, pid: int, cores: Cores) -> list[Cost]:
+    """Each kind of hostile request alone for COST_SECONDS, the server otherwise idle: the
+    server's CPU seconds over the time, less what it spends idle (heartbeats), per request.
+    Bad tokens run twice: the first minute's failures are checked by the app (401) before
+    the address is over its limit; after that, each is a 429."""
+    before = server_cpu(pid)
+    time.sleep(COST_SECONDS)
+    idle_per_second = (server_cpu(pid) - before) / COST_SECONDS
+    measured = []
+    for kind in (*ATTACKS, BAD_TOKENS):
+        start, before = time.monotonic(), server_cpu(pid)
+        got = Attacker.start(target, cores, COST_SECONDS, (kind,)).report()
+        time.sleep(1.0)  # the connections it left are closed
+        cpu = server_cpu(pid) - before - idle_per_second * (time.monotonic() - start)
+        count, unit = counted(kind, got)
+        measured.append(Cost(kind, max(0.0, cpu), count, unit))
+    return measured
+
+
 def main() -> None:
+    share = "--share-cores" in sys.argv[1:]
+    costs_only = "--costs-only" in sys.argv[1:]
+    cores = Cores.choose(share)
     print(f"machine: {machine()}")
+    os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
+    print(f"cores: {cores.describe()}")
     print(
         f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s, {ROUNDS} rounds of "
         f"{RUN_SECONDS:g} s quiet and {RUN_SECONDS:g} s beside the hostile client, in turn; "
@@ -300,6 +438,7 @@ def main() -> None:
     )
     quiet, hostile = Run("sqlite", "quiet", open_loop=True), Run("sqlite", "hostile")
     peaks = {"quiet": 0, "hostile": 0}
+    cpu = {"quiet": 0.0, "hostile": 0.0}
     got = Hostile()
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as temp:
         folder = Path(temp)
@@ -311,10 +450,11 @@ def main() -> None:
         server.start(ready_within=120.0)  # a machine busy with other work starts slowly
         try:
             assert server.process is not None
-            context = multiprocessing.get_context("spawn")
+            pid = server.process.pid
+            target = Target(server.base_url, server.port, tid)
             tablets: Tablets | None = None
 
-            async def judged(run: Run, warm_up: bool) -> int:
+            async def judged(run: Run, warm_up: bool) -> None:
                 nonlocal tablets
                 async with httpx.AsyncClient(timeout=30, limits=JUDGES_LIMITS) as client:
                     url = hands_url(server.base_url, tid)
@@ -326,32 +466,38 @@ def main() -> None:
                     if warm_up:
                         for table in tablets.tables[:WARM_UP_HANDS]:
                             await tablets.send_next(table, None)
-                    assert server.process is not None
-                    with PeakMemory(server.process.pid) as memory:
+                    before = server_cpu(pid)
+                    with PeakMemory(pid) as memory:
                         await judges(tablets, run, RUN_SECONDS)
-                    return memory.peak
+                    cpu[run.mode] += server_cpu(pid) - before
+                    peaks[run.mode] = max(peaks[run.mode], memory.peak)
 
-            for turn in range(ROUNDS):
-                peaks["quiet"] = max(peaks["quiet"], asyncio.run(judged(quiet, turn == 0)))
-                results: Any = context.Queue()
-                attacker = context.Process(
-                    target=hostile_main,
-                    args=(server.base_url, server.port, tid, RUN_SECONDS + HEAD_START, results),
-                )
-                attacker.start()
+            print("the cost of each kind of hostile request, alone...", flush=True)
+            measured = costs(target, pid, cores)
+            time.sleep(2.0)
+            print("the judges, quiet and beside the hostile client...", flush=True)
+            for turn in range(0 if costs_only else ROUNDS):
+                asyncio.run(judged(quiet, turn == 0))
+                attacker = Attacker.start(target, cores, RUN_SECONDS + HEAD_START, tuple(ATTACKS))
                 time.sleep(HEAD_START)
-                peaks["hostile"] = max(peaks["hostile"], asyncio.run(judged(hostile, False)))
-                got = got.plus(Hostile(**results.get(timeout=120)))
-                attacker.join(timeout=30)
+                asyncio.run(judged(hostile, False))
+                got = got.plus(attacker.report())
                 time.sleep(2.0)  # the hostile connections go before the next quiet round
             alive = server.process.poll() is None
         finally:
             server.stop()
-    print_report(quiet, peaks["quiet"], hostile, peaks["hostile"], got, alive)
+    if not costs_only:
+        print_report(quiet, hostile, peaks, cpu, got, alive)
+    print_costs(measured)
 
 
 def print_report(
-    quiet: Run, quiet_peak: int, hostile: Run, hostile_peak: int, got: Hostile, alive: bool
+    quiet: Run,
+    hostile: Run,
+    peaks: dict[str, int],
+    cpu: dict[str, float],
+    got: Hostile,
+    alive: bool,
 ) -> None:
     mib = 1024 * 1024
     ratio50 = hostile.percentile(0.5) / quiet.percentile(0.5)
@@ -359,28 +505,33 @@ def print_report(
     print()
     header = (
         f"{'run':<10}{'hands':>7}{'errors':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-        f"{'peak MiB':>10}"
+        f"{'peak MiB':>10}{'server CPU s':>14}"
     )
     print(header)
     print("-" * len(header))
-    for run, peak in ((quiet, quiet_peak), (hostile, hostile_peak)):
+    for run in (quiet, hostile):
         print(
             f"{run.mode:<10}{run.hands:>7}{run.errors:>8}{run.percentile(0.5):>9.1f}"
             f"{run.percentile(0.99):>9.1f}{max(run.latencies_ms, default=math.nan):>9.1f}"
-            f"{peak / mib:>10.0f}"
+            f"{peaks[run.mode] / mib:>10.0f}{cpu[run.mode]:>14.2f}"
         )
     print(f"{'ratio':<10}{'':>7}{'':>8}{ratio50:>8.2f}x{ratio99:>8.2f}x")
     met = ratio99 <= TARGET_RATIO and hostile.errors == 0 and alive
     print(
         f"target: hostile p99 within {TARGET_RATIO:g}x of the quiet p99, no judge refused: "
-        f"{'met' if met else 'MISSED'}"
+        f"{'met' if met else 'MISSED'} ({ratio99:.2f}x)"
+    )
+    print(
+        f"the server spent {cpu['hostile'] - cpu['quiet']:.2f} CPU s more beside the hostile "
+        f"client than quiet, over {ROUNDS} x {RUN_SECONDS:g} s"
     )
     print()
     print("the hostile client got:")
     print(
         f"  websockets: {got.connections} connections kept, {got.connections_refused} refused "
-        f"(4429); {got.subscriptions_attempted:,} subscriptions attempted, "
-        f"{got.subscriptions_followed:,} followed, {got.channel_errors:,} error frames"
+        f"(4429); {got.subscriptions_attempted:,} subscriptions attempted over "
+        f"{got.flooding_connections} connections, {got.subscriptions_followed:,} followed, "
+        f"{got.channel_errors:,} error frames"
     )
     print(f"  closes: {got.closes}")
     print(
@@ -391,5 +542,17 @@ def print_report(
     print(f"  server still up: {alive}")
 
 
+def print_costs(measured: list[Cost]) -> None:
+    print()
+    print(f"the server's CPU for each kind of hostile request, alone for {COST_SECONDS:g} s:")
+    header = f"{'kind':<18}{'CPU s':>8}{'count':>8}{'ms each':>9}  each is a"
+    print(header)
+    print("-" * (len(header) + 30))
+    for cost in measured:
+        print(
+            f"{cost.kind:<18}{cost.cpu:>8.2f}{cost.count:>8,}{cost.per_unit_ms:>9.3f}  {cost.unit}"
+        )
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

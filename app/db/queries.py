@@ -128,6 +128,15 @@ def token_by_hash(session: Session, token_hash: str) -> TableToken | None:
     return session.exec(select(TableToken).where(TableToken.token_hash == token_hash)).first()
 
 
+def token_hashes_after(session: Session, after_id: int) -> Sequence[tuple[int, str]]:
+    """(id, hash) of every token issued after `after_id` and not revoked, oldest first."""
+    query = select(TableToken.id, TableToken.token_hash).where(
+        col(TableToken.id) > after_id, col(TableToken.revoked_at).is_(None)
+    )
+    rows = session.exec(query.order_by(col(TableToken.id)))
+    return [(token_id, hashed) for token_id, hashed in rows if token_id is not None]
+
+
 def token_by_id(session: Session, tournament_id: int, token_id: int) -> TableToken | None:
     return session.exec(
         select(TableToken).where(

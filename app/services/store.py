@@ -394,6 +394,12 @@ class TournamentStore:
             session.commit()
             return [TokenRecord.of(row) for row in rows]
 
+    def token_hashes_after(self, after_id: int) -> Sequence[tuple[int, str]]:
+        """(id, hash) of the tokens issued after `after_id`, not revoked: what the guard
+        against guessing addresses lets through (app/web/guards.py, KnownTokens)."""
+        with Session(self.engine) as session:
+            return queries.token_hashes_after(session, after_id)
+
     def judge_token(self, token: str) -> TokenRecord:
         """The live token a judge's request carries (rule TK-2), read from the database on
         every request, so a revocation by any process holds at once; `TokenRefused` says

@@ -31,13 +31,19 @@ class AppState(TypedDict):
 
 class ScoreboardApp(FastAPI):
     settings: Settings
+    front: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # A body over its limit is refused before anything reads it (issue 14), and a guess
+        # from an address over its failed sign-ins (guards.refuse_guessers) before FastAPI's
+        # own layers or any route see it: a hostile client's requests cost next to nothing.
+        if self.front is None:
+            self.front = limit_bodies(refuse_guessers(super().__call__), self.settings)
+        await self.front(scope, receive, send)
 
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
-        # A body over its limit is refused before any of them reads it (issue 14).
-        # So is a guess from an address over its failed sign-ins (guards.refuse_guessers).
-        inner = refuse_guessers(head_as_get(super().build_middleware_stack()))
-        return live.feed_first(limit_bodies(inner, self.settings))
+        return live.feed_first(head_as_get(super().build_middleware_stack()))
 
 
 def head_as_get(app: ASGIApp) -> ASGIApp:
@@ -93,7 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 settings=app_settings,
                 store=store,
                 hub=hub,
-                rate_limits=RateLimits(app_settings),
+                rate_limits=RateLimits(app_settings, store.token_hashes_after),
             )
         finally:
             if backplane is not None:

@@ -10,20 +10,25 @@ or, when the peer is a proxy uvicorn trusts (`--forwarded-allow-ips`, or the
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import hashlib
 import json
 import logging
 import math
 import re
+import secrets
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import limits
 from fastapi import HTTPException
-from limits.storage import Storage, storage_from_string
+from limits.storage import MemoryStorage, RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.services.store import token_hash
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,6 +44,12 @@ REDIS_TIMEOUT = 0.25
 # one on every write.
 REDIS_RETRY_AFTER = 60.0
 MAX_GOOD_TOKENS = 100_000  # bounds the sets of good tokens and blocked addresses
+# A guessing address's token that this process does not know waits for the next load of the
+# tokens issued since the last (KnownTokens): at most this long, and so at most this often.
+LOAD_TOKENS_EVERY = 0.5
+# What a table token looks like: secrets.token_urlsafe(24) (TournamentStore.issue_table_token).
+# A guess of any other shape cannot be one, and is refused at once, without a load.
+TABLE_TOKEN = re.compile(r"[A-Za-z0-9_-]{32}")
 
 
 def client_address(scope: Scope) -> str:
@@ -67,7 +78,6 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
             limit, setting = settings.import_body_limit_bytes, "SCOREBOARD_IMPORT_BODY_LIMIT_BYTES"
         else:
             limit, setting = settings.body_limit_bytes, "SCOREBOARD_BODY_LIMIT_BYTES"
-        too_large = f"at most {_size(limit)} are accepted here ({setting})"
         headers = dict(scope["headers"])
         length = headers.get(b"content-length")
         if length is not None:
@@ -78,6 +88,7 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
             elif declared is None:
                 await _refuse(send, 400, "the Content-Length header is not a number")
             else:
+                too_large = f"at most {_size(limit)} are accepted here ({setting})"
                 await _refuse(send, 413, f"the request body is {declared:,} bytes: {too_large}")
             return
         if b"chunked" not in headers.get(b"transfer-encoding", b"").lower():
@@ -93,6 +104,7 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
+                too_large = f"at most {_size(limit)} are accepted here ({setting})"
                 await _refuse(send, 413, f"the request body is larger: {too_large}")
                 return
             chunks.append(chunk)
@@ -113,54 +125,76 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
     return guarded
 
 
-async def _refuse(
-    send: Send,
+def _problem(
     status: int,
     detail: str,
     field: str = "body",
-    headers: list[tuple[bytes, bytes]] | None = None,
-) -> None:
-    """A problem answer (app/web/errors.py, Problem) straight from the middleware. It closes
-    the connection: whatever the client is still sending is never read."""
+    headers: Sequence[tuple[bytes, bytes]] = (),
+    close: bool = True,
+) -> tuple[Message, Message]:
+    """A problem answer (app/web/errors.py, Problem) for the middleware to send: its start
+    and its body. With `close`, the connection closes after it, and whatever the client is
+    still sending is never read."""
     body = json.dumps({"detail": detail, "field": field, "rule": None, "line": None}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    start_headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *([(b"connection", b"close")] if close else []),
+        *headers,
+    ]
+    start = {"type": "http.response.start", "status": status, "headers": start_headers}
+    return start, {"type": "http.response.body", "body": body}
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    for message in _problem(status, detail):
+        await send(message)
+
+
+# Set in the task of a request refused by `refuse_guessers`: its access-log line is dropped
+# (QuietRefusals). An address guessing tokens makes thousands a minute; the log says once
+# that it is refused (RateLimits.failed_authentication), not once for each guess.
+_REFUSED_QUIETLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "refused_quietly", default=False
+)
+
+
+class QuietRefusals(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _REFUSED_QUIETLY.get()
+
+
+def _quiet_refusals_in_access_log() -> None:
+    logger = logging.getLogger("uvicorn.access")
+    if not any(isinstance(each, QuietRefusals) for each in logger.filters):
+        # first, so that the record goes no further (app/web/logs.py's redaction included)
+        logger.filters.insert(0, QuietRefusals())
 
 
 def refuse_guessers(app: ASGIApp) -> ASGIApp:
     """A request with a token from an address over its failed sign-ins is answered 429 here,
-    before routing, body parsing and the token check, unless its token has signed in before
-    in this process (a judge behind the same NAT as someone guessing goes on): a guess then
-    costs the server next to nothing (bench/hostile.py)."""
+    before routing, body parsing and the token check, unless the token is one this process
+    knows (KnownTokens: a judge behind the same NAT as someone guessing goes on, a new
+    tablet too). A guess then costs the server next to nothing (bench/hostile.py): a 429
+    made once for each wait, no line in the access log, and the connection kept (the body,
+    within its limit already, is read by the server and dropped)."""
+    _quiet_refusals_in_access_log()
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         rate_limits: RateLimits | None = scope.get("state", {}).get("rate_limits")
         if scope["type"] == "http" and rate_limits is not None and rate_limits.blocked:
-            authorization = dict(scope["headers"]).get(b"authorization", b"")
-            scheme, _, token = authorization.decode(errors="replace").partition(" ")
-            if scheme.lower() == "bearer" and token.strip():
-                wait = rate_limits.guessing(client_address(scope), token.strip())
-                if wait is not None:
-                    limit = rate_limits.failures_per_address
-                    await _refuse(
-                        send,
-                        429,
-                        f"too many {limit.counts}: at most {limit.item.amount} "
-                        f"{_per(limit.item)} ({limit.setting}); try again in {wait} s",
-                        field="Authorization",
-                        headers=[(b"retry-after", str(wait).encode())],
-                    )
+            wait = rate_limits.blocked_for(client_address(scope))
+            if wait is not None:
+                authorization = dict(scope["headers"]).get(b"authorization", b"")
+                scheme, _, token = authorization.decode(errors="replace").partition(" ")
+                token = token.strip()
+                if scheme.lower() == "bearer" and token and not await rate_limits.known(token):
+                    quiet = _REFUSED_QUIETLY.set(True)
+                    try:
+                        for message in rate_limits.guess_refused(wait):
+                            await send(message)
+                    finally:
+                        _REFUSED_QUIETLY.reset(quiet)  # the access-log line is written by now
                     return
         await app(scope, receive, send)
 
@@ -196,19 +230,24 @@ class RateLimits:
     """The counters: in this process's memory, or in Redis so that every process serving the
     tournament shares them. If Redis does not answer, the request goes on uncounted."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        issued_after: Callable[[int], Sequence[tuple[int, str]]] | None = None,
+    ) -> None:
+        self.storage: RedisStorage | MemoryStorage
         if settings.redis_url:
-            self.storage: Storage = storage_from_string(
+            self.storage = RedisStorage(
                 settings.redis_url,
                 key_prefix=settings.rate_limit_key_prefix,
                 socket_timeout=REDIS_TIMEOUT,
                 socket_connect_timeout=REDIS_TIMEOUT,
             )
         else:
-            self.storage = storage_from_string("memory://")
+            self.storage = MemoryStorage()
         # A moving window: at most N in any rolling window, exactly (the counts are small)
         self.limiter = MovingWindowRateLimiter(self.storage)
-        self.alone = MovingWindowRateLimiter(storage_from_string("memory://"))
+        self.alone = MovingWindowRateLimiter(MemoryStorage())
         self.shared_again_at = 0.0  # time.monotonic() after which Redis is asked again
         self.failures_per_address = Rate.of(
             settings.auth_failures_per_address,
@@ -223,8 +262,9 @@ class RateLimits:
         self.writes_per_address = Rate.of(
             settings.writes_per_address, "writes from this address", "SCOREBOARD_WRITES_PER_ADDRESS"
         )
-        self.good: set[str] = set()  # digests of tokens that signed in (refuse_guessers)
         self.blocked: dict[str, float] = {}  # address -> until (time.monotonic())
+        self.known_tokens = KnownTokens(settings, issued_after)
+        self._guess_refusals: dict[int, tuple[Message, Message]] = {}  # by the wait
         self.writes_per_token = Rate.of(
             settings.writes_per_token, "writes with this token", "SCOREBOARD_WRITES_PER_TOKEN"
         )
@@ -259,13 +299,13 @@ class RateLimits:
 
     def signed_in(self, token: str) -> None:
         """A token that signed in: it passes `refuse_guessers` even from a blocked address."""
-        if len(self.good) >= MAX_GOOD_TOKENS:
-            self.good.clear()  # they sign in again, one request each
-        self.good.add(self.digest(token))
+        self.known_tokens.add(token_hash(token))
 
-    def guessing(self, address: str, token: str) -> int | None:
-        """Seconds to wait, if this address is over its failed sign-ins and the token has
-        not signed in in this process; else None (the app checks the token as usual)."""
+    async def known(self, token: str) -> bool:
+        return await self.known_tokens.known(token)
+
+    def blocked_for(self, address: str) -> int | None:
+        """Seconds to wait, if this address is over its failed sign-ins; else None."""
         until = self.blocked.get(address)
         if until is None:
             return None
@@ -273,7 +313,26 @@ class RateLimits:
         if left <= 0:
             del self.blocked[address]
             return None
-        return None if self.digest(token) in self.good else max(1, math.ceil(left))
+        return max(1, math.ceil(left))
+
+    def guess_refused(self, wait: int) -> tuple[Message, Message]:
+        """The 429 of `refuse_guessers`, made once for each wait in seconds (at most 60 of
+        them with the default limit)."""
+        answer = self._guess_refusals.get(wait)
+        if answer is None:
+            limit = self.failures_per_address
+            answer = _problem(
+                429,
+                f"too many {limit.counts}: at most {limit.item.amount} "
+                f"{_per(limit.item)} ({limit.setting}); try again in {wait} s",
+                field="Authorization",
+                headers=[(b"retry-after", str(wait).encode())],
+                close=False,
+            )
+            if len(self._guess_refusals) >= MAX_GOOD_TOKENS:
+                self._guess_refusals.clear()
+            self._guess_refusals[wait] = answer
+        return answer
 
     def failed_authentication(self, address: str, token: str | None) -> TooManyRequests | None:
         """Count a failed sign-in: the 429 to answer instead of the 401 once it is over a
@@ -286,6 +345,14 @@ class RateLimits:
             retry_after = int((refused.headers or {}).get("Retry-After", "1"))
             if len(self.blocked) >= MAX_GOOD_TOKENS:
                 self.blocked.clear()
+            if self.blocked_for(address) is None:
+                log.warning(
+                    "%s is over its failed sign-ins (%s): for %d s its guesses are answered "
+                    "429 before the app, without an access-log line each",
+                    address,
+                    self.failures_per_address.setting,
+                    retry_after,
+                )
             self.blocked[address] = time.monotonic() + retry_after
         if token:
             # The counter is keyed by the token's digest: no token is ever stored in Redis.
@@ -302,3 +369,64 @@ class RateLimits:
         refused = self._hit(self.writes_per_address, "writes", "address", address) or refused
         if refused is not None:
             raise refused
+
+
+class KnownTokens:
+    """The hashes of the tokens `refuse_guessers` lets through from an address over its
+    failed sign-ins: the admin token, every table token issued and not revoked when last
+    loaded from the database, and any token that signed in on this process. A token revoked
+    since, or expired, is let through too: the app checks it, as for any request. A token
+    it does not know waits for a load of the tokens issued since the last one, started after
+    the request came (at most one every LOAD_TOKENS_EVERY): a tablet given a new token, on
+    any process, is never refused for its address's guesses. A guess that looks like a
+    table token waits as well: it costs the server no more, and the guesser its time."""
+
+    def __init__(
+        self, settings: Settings, issued_after: Callable[[int], Sequence[tuple[int, str]]] | None
+    ) -> None:
+        self.admin = settings.admin_token.get_secret_value().encode()
+        self.issued_after = issued_after
+        self.hashes: set[str] = set()
+        self.last_id = 0  # of the newest token loaded
+        self.loaded_at = -math.inf  # time.monotonic() at the start of the last load
+        self.loading: asyncio.Task[None] | None = None
+        self.failed = False  # the last load: then every token goes on to the app's check
+
+    def add(self, hashed: str) -> None:
+        if len(self.hashes) >= MAX_GOOD_TOKENS:
+            self.hashes.clear()  # loaded again, or signed in again, one request each
+            self.last_id = 0
+        self.hashes.add(hashed)
+
+    async def known(self, token: str) -> bool:
+        hashed = token_hash(token)
+        if hashed in self.hashes or secrets.compare_digest(token.encode(), self.admin):
+            return True
+        if self.issued_after is None or TABLE_TOKEN.fullmatch(token) is None:
+            return False
+        came = time.monotonic()
+        while self.loaded_at < came:
+            if self.loading is None:
+                self.loading = asyncio.create_task(self._load())
+            # shielded: a guess whose client goes away leaves the load to the others
+            await asyncio.shield(self.loading)
+        return self.failed or hashed in self.hashes
+
+    async def _load(self) -> None:
+        assert self.issued_after is not None
+        try:
+            await asyncio.sleep(max(0.0, self.loaded_at + LOAD_TOKENS_EVERY - time.monotonic()))
+            started = time.monotonic()
+            try:
+                rows = await asyncio.to_thread(self.issued_after, self.last_id)
+            except Exception:  # the database away: the app's own check answers, as always
+                log.warning("the tokens issued since %d could not be loaded", self.last_id)
+                self.failed = True
+            else:
+                self.failed = False
+                for token_id, hashed in rows:
+                    self.add(hashed)
+                    self.last_id = max(self.last_id, token_id)
+            self.loaded_at = started
+        finally:
+            self.loading = None

@@ -195,3 +195,35 @@ def test_processes_sharing_redis_share_one_count(
         first = [one.post(setup.url("hands"), json=body, headers=wrong) for _ in range(5)]
         then = [other.post(setup.url("hands"), json=body, headers=wrong) for _ in range(10)]
     assert [r.status_code for r in first + then] == [401] * 10 + [429] * 5
+
+
+def test_a_new_tablet_at_an_address_that_is_guessing_is_not_refused(
+    settings: Settings, attacker: TestClient, store: TournamentStore
+) -> None:
+    """Seen before: a tablet whose token had not yet signed in on this process got 429 for
+    up to a minute when its address (a hall behind NAT) was over its failed sign-ins."""
+    round_one = RoundOne.generate(players=16, seed=3)
+    setup = open_tournament(store, round_one.setup_lines, round_one.tables)
+    url = setup.url("hands")
+    first, second = round_one.hands[1][:2]
+    for attempt in range(FAILURES_PER_ADDRESS + 1):
+        wrong = {"Authorization": f"Bearer guess-{attempt}", "Idempotency-Key": f"k{attempt}"}
+        guessed = attacker.post(url, json=first, headers=wrong)
+    assert guessed.status_code == 429
+    # A guess shaped like a table token is refused too.
+    shaped = {"Authorization": f"Bearer {'x' * 32}", "Idempotency-Key": "shaped"}
+    assert attacker.post(url, json=first, headers=shaped).status_code == 429
+
+    # Table 2's token was issued before the guessing began and has never been used...
+    entered = attacker.post(url, json=round_one.hands[2][0], headers=setup.headers(2, key="t2"))
+    assert entered.status_code == 201, entered.text
+    # ...and table 1's tablet gets a token of its own while the address is still guessing.
+    fresh = store.issue_token(setup.tid, 1)
+    for number, body in enumerate((first, second)):
+        headers = {"Authorization": f"Bearer {fresh}", "Idempotency-Key": f"t1-{number}"}
+        entered = attacker.post(url, json=body, headers=headers)
+        assert entered.status_code == 201, entered.text
+    # The admin token is never refused for its address's guesses either.
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    assert attacker.get(setup.url("tokens"), headers=admin).status_code == 200
+    assert attacker.post(url, json=first, headers=wrong).status_code == 429
