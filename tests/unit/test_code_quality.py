@@ -1,5 +1,5 @@
 """The project's own static checks, run by the README's test command so CI enforces them:
-ruff on the whole tree, and mypy in strict mode on the pure domain (pyproject.toml)."""
+ruff on the whole tree, and mypy in strict mode on all of app/ (pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
         [sys.executable, "-m", "ruff", "format", "--check", "."],
         [sys.executable, "-m", "mypy"],  # files and strictness come from pyproject.toml
     ],
-    ids=["ruff-check", "ruff-format", "mypy-strict-domain"],
+    ids=["ruff-check", "ruff-format", "mypy-strict-app"],
 )
 def test_static_check_passes(command: list[str]) -> None:
     done = subprocess.run(
