@@ -87,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 hub,
                 socket_timeout=app_settings.redis_socket_timeout,
                 connect_timeout=app_settings.redis_connect_timeout,
+                channel=app_settings.redis_channel,
             )
             store.subscribers.append(backplane.publish)
             await backplane.start()

@@ -23,7 +23,6 @@ import pytest
 from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine, migrate
-from app.realtime.backplane import CHANNEL
 from app.realtime.hub import VERSION_POLL_INTERVAL
 from app.services.store import TournamentStore
 from bench.load import RoundOne, free_port, in_own_schema
@@ -36,6 +35,7 @@ from tests.integration.live_setup import (
     LiveServer,
     RedisServer,
     Tournament,
+    backplane_channel,
     http_client,
     open_tournament,
     redis_url,
@@ -244,6 +244,6 @@ def wait_for_subscribers(redis: RedisServer, count: int, within: float = 15.0) -
     """Until `count` processes listen on the backplane's channel (they reconnect with a
     backoff of at most 5 s)."""
     deadline = time.monotonic() + within
-    while redis.subscribers(CHANNEL) < count:
-        assert time.monotonic() < deadline, f"{redis.subscribers(CHANNEL)} of {count} listening"
+    while (listening := redis.subscribers(backplane_channel())) < count:
+        assert time.monotonic() < deadline, f"{listening} of {count} listening"
         time.sleep(0.1)
