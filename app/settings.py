@@ -83,6 +83,10 @@ class Settings(BaseSettings):
     # on them: changes are announced from a thread of their own (app/realtime/backplane.py).
     redis_connect_timeout: float = Field(default=2.0, gt=0)
     redis_socket_timeout: float = Field(default=2.0, gt=0)
+    # The backplane's pub/sub channel. Redis pub/sub knows no database numbers: servers that
+    # share a Redis but not a database (another event, a test run beside this one) each
+    # need their own.
+    redis_channel: str = Field(default="scoreboard:changes", min_length=1)
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

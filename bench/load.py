@@ -70,21 +70,18 @@ class RoundOne:
 
 
 def import_log(database_url: str, lines: list[str], folder: Path) -> int:
-    """`scoreboard import LOG`, as an organizer runs it: the new tournament's id."""
+    """What `scoreboard import LOG` does, as an organizer runs it: the new tournament's id.
+    The store call the command makes, in this process: a process per import would spend
+    a second or more starting up (issue 15); the command itself is tested on its own
+    (tests/integration/test_tokens_cli.py, test_ariari_api.py). The log is kept in `folder`."""
     log = folder / "round-1-setup.jsonl"
     log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "import", str(log)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "SCOREBOARD_DATABASE_URL": database_url},
-        timeout=120,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"scoreboard import failed ({done.returncode}): {done.stderr}")
-    return int(done.stdout.strip())
+    migrate(database_url)
+    engine = make_engine(database_url)
+    try:
+        return TournamentStore(engine).import_log(lines).tournament_id
+    finally:
+        engine.dispose()
 
 
 def issue_tokens(database_url: str, tournament_id: int, tables: list[int]) -> dict[int, str]:

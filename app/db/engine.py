@@ -17,12 +17,14 @@ then gets "database is locked", answered 503 as well.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, inspect, pool, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 import app
@@ -108,14 +110,40 @@ def is_lock_timeout(error: BaseException) -> bool:
     return "database is locked" in str(original)
 
 
-def migrate(url: str) -> None:
-    """Bring the schema to the newest revision (idempotent)."""
+def _alembic_config(url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     # ConfigParser reads "%" as interpolation: a password may contain one.
     config.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
     config.attributes["configure_logger"] = False
-    command.upgrade(config, "head")
+    return config
+
+
+@cache
+def head_revision() -> str | None:
+    """The newest revision of the migrations this code carries."""
+    return ScriptDirectory(str(MIGRATIONS)).get_current_head()
+
+
+def schema_revision(url: str) -> str | None:
+    """The revision the database's schema is at (None: never migrated)."""
+    engine = create_engine(normalize_url(url), poolclass=pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            if not inspect(connection).has_table("alembic_version"):
+                return None
+            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    finally:
+        engine.dispose()
+
+
+def migrate(url: str) -> None:
+    """Bring the schema to the newest revision (idempotent)."""
+    # A schema already at the head needs none of Alembic's machinery: every start of a test
+    # app and every restart of a server would load the environment and the scripts for nothing.
+    if schema_revision(url) == head_revision():
+        return
+    command.upgrade(_alembic_config(url), "head")
 
 
 def is_transient(error: BaseException) -> bool:

@@ -47,9 +47,11 @@ class RedisBackplane:
         *,
         socket_timeout: float = 2.0,
         connect_timeout: float = 2.0,
+        channel: str = CHANNEL,
     ) -> None:
         self.url = url
         self.hub = hub
+        self.channel = channel
         # A plain client, used by the publishing thread alone.
         self.publisher = redis.Redis.from_url(
             url, socket_timeout=socket_timeout, socket_connect_timeout=connect_timeout
@@ -81,7 +83,7 @@ class RedisBackplane:
             for tournament_id, version in pending.items():
                 message = json.dumps({"tournament": tournament_id, "version": version})
                 try:
-                    self.publisher.publish(CHANNEL, message)
+                    self.publisher.publish(self.channel, message)
                 except redis.RedisError:
                     # The change is committed; other processes catch up by polling the version.
                     log.warning("redis publish failed; other processes will catch up by polling")
@@ -114,7 +116,7 @@ class RedisBackplane:
             client = aioredis.Redis.from_url(self.url, socket_connect_timeout=self.connect_timeout)
             try:
                 pubsub = client.pubsub()
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(self.channel)
                 delay = RECONNECT_DELAY
                 # Whatever was published while we were away is lost: catch up from the database.
                 self._resync_all()

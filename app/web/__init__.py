@@ -92,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 hub,
                 socket_timeout=app_settings.redis_socket_timeout,
                 connect_timeout=app_settings.redis_connect_timeout,
+                channel=app_settings.redis_channel,
             )
             await backplane.start()  # it subscribes to the store's commits too
         try:

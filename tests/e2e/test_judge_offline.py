@@ -465,7 +465,7 @@ def test_a_double_tap_on_tiles_dealt_keeps_one_deal(device: Any, event: Event) -
         " document.querySelector('#outcomes [data-kind=discard]').click(); }"
     )
     wait_for(page, "() => judgeTablet.entries.length === 3")
-    time.sleep(0.5)
+    time.sleep(0.5)  # long enough for a doubled entry to show: no condition to wait on
     assert [(e, h) for e, h, _ in statuses(page)] == [("deals", 1), ("hands", 1), ("deals", 2)]
 
 

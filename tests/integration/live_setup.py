@@ -34,6 +34,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.realtime.backplane import CHANNEL
 from app.realtime.channels import apply_change
 from app.services.store import TournamentStore
 from bench.load import HOST, Server, free_port, hand_headers
@@ -54,6 +55,15 @@ def redis_url() -> str:
             pytest.fail(message + " but SCOREBOARD_REQUIRE_REDIS demands them")
         pytest.skip(message)
     return url
+
+
+def backplane_channel() -> str:
+    """The backplane's pub/sub channel for the servers this test process starts. Redis
+    pub/sub knows no database numbers: each user of the machine's Redis (their own
+    SCOREBOARD_TEST_REDIS_URL database) and each pytest-xdist worker hears only its own."""
+    number = urlsplit(os.environ.get(REDIS_ENV) or "").path.strip("/") or "0"
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return f"{CHANNEL}:test-{number}-{worker}"
 
 
 def with_database_number(url: str, number: int) -> str:
@@ -92,6 +102,7 @@ class LiveServer(Server):
                 environment.delenv("SCOREBOARD_REDIS_URL", raising=False)
             else:
                 environment.setenv("SCOREBOARD_REDIS_URL", self.redis_url)
+                environment.setenv("SCOREBOARD_REDIS_CHANNEL", backplane_channel())
             super().start(ready_within)
 
     def stop(self) -> None:

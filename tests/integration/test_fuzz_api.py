@@ -41,7 +41,7 @@ from schemathesis.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from schemathesis.python.asgi import shutdown_lifespans
+from schemathesis.python.asgi import ASGIClient, get_client, shutdown_lifespans
 from sqlmodel import Session
 
 from app.db import queries
@@ -107,6 +107,7 @@ def fuzz_database(
 @dataclass
 class FuzzTarget:
     app: Any
+    client: ASGIClient  # one client for all of an operation's cases (issue 15)
     store: TournamentStore
     tournament_id: int
     opening: int  # the imported lines
@@ -160,19 +161,25 @@ def _target(database: FuzzDatabase) -> Iterator[FuzzTarget]:
     opening = club_opening()
     tid = store.import_log(opening).tournament_id
     judge = store.issue_token(tid, 1)
-    try:
-        yield FuzzTarget(
-            app=database.app,
-            store=store,
-            tournament_id=tid,
-            opening=len(opening),
-            credentials={
-                "admin": {"Authorization": f"Bearer {ADMIN_TOKEN}"},
-                "judge": {"Authorization": f"Bearer {judge}"},
-            },
-        )
-    finally:
-        engine.dispose()
+    # Each case.call(app=...) would make a client of its own (a requests session, its
+    # adapter and a look at the proxy variables, about a third of a call's time); the
+    # same requests go to the same app, in-process, through this one.
+    with get_client(database.app) as client:
+        client.trust_env = False  # the app is in-process: no proxy, no .netrc
+        try:
+            yield FuzzTarget(
+                app=database.app,
+                client=client,
+                store=store,
+                tournament_id=tid,
+                opening=len(opening),
+                credentials={
+                    "admin": {"Authorization": f"Bearer {ADMIN_TOKEN}"},
+                    "judge": {"Authorization": f"Bearer {judge}"},
+                },
+            )
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture
@@ -207,7 +214,8 @@ def test_no_operation_answers_5xx_or_off_schema_or_stores_wrong(
     if "tournament_id" in (case.path_parameters or {}):
         case.path_parameters["tournament_id"] = fuzz_target.tournament_id
     for headers in fuzz_target.credentials.values():
-        response = case.call(app=fuzz_target.app, headers=headers)
+        fuzz_target.client.cookies.clear()  # nothing carries over from the case before
+        response = case.call(session=fuzz_target.client, headers=headers)
         fuzz_target.note(case.method, response)
         case.validate_response(response, checks=CHECKS)
 

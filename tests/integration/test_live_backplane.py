@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
 from in_process import IN_PROCESS_TIMEOUTS
 
 from app.db.engine import make_engine, migrate
-from app.realtime.backplane import CHANNEL
+from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import VERSION_POLL_INTERVAL
-from app.services.store import TournamentStore
+from app.services.store import Appended, TournamentStore
 from bench.load import RoundOne, free_port, in_own_schema
 from tests.integration.conftest import postgres_url
 from tests.integration.judging_setup import club_opening, discard, hand, self_draw
@@ -36,6 +38,7 @@ from tests.integration.live_setup import (
     LiveServer,
     RedisServer,
     Tournament,
+    backplane_channel,
     http_client,
     open_tournament,
     redis_url,
@@ -64,6 +67,69 @@ def test_the_redis_tests_skip_without_a_url_and_fail_when_it_is_required(
 @pytest.fixture
 def backplane_redis() -> str:
     return with_database_number(redis_url(), 5)
+
+
+class Heard:
+    """What a process's hub is told by its backplane (the Redis is real; no feed is open)."""
+
+    def __init__(self) -> None:
+        self.feeds: dict[int, object] = {}
+        self.notified: list[tuple[int, int]] = []
+
+    def notify(self, tournament_id: int, version: int) -> None:
+        self.notified.append((tournament_id, version))
+
+
+def test_backplanes_on_other_channels_hear_nothing_of_each_other(backplane_redis: str) -> None:
+    """Redis pub/sub knows no database numbers: servers that share a Redis but not a
+    database (another event, a test run beside this one) are kept apart by their channel
+    (SCOREBOARD_REDIS_CHANNEL). Before it, every test run on the machine's Redis heard the
+    announcements of every other."""
+    channel = f"{backplane_channel()}:{uuid.uuid4().hex}"
+
+    async def scenario() -> None:
+        sender, beside, elsewhere = Heard(), Heard(), Heard()
+        planes = [
+            RedisBackplane(backplane_redis, sender, channel=f"{channel}:a"),  # type: ignore[arg-type]
+            RedisBackplane(backplane_redis, beside, channel=f"{channel}:a"),  # type: ignore[arg-type]
+            RedisBackplane(backplane_redis, elsewhere, channel=f"{channel}:b"),  # type: ignore[arg-type]
+        ]
+        for plane in planes:
+            await plane.start()
+        try:
+            await until_subscribed(backplane_redis, {f"{channel}:a": 2, f"{channel}:b": 1})
+            planes[0].publish(Appended(tournament_id=1, version=7, first_seq=1, lines=()))
+            await until_heard(beside, (1, 7))
+            # Redis delivers in order: had `elsewhere` heard channel a, (1, 7) would come first.
+            planes[2].publish(Appended(tournament_id=1, version=8, first_seq=2, lines=()))
+            await until_heard(elsewhere, (1, 8))
+            assert elsewhere.notified == [(1, 8)]
+            assert (1, 8) not in beside.notified and (1, 8) not in sender.notified
+        finally:
+            for plane in planes:
+                await plane.stop()
+
+    run(scenario())
+
+
+async def until_subscribed(url: str, listeners: dict[str, int]) -> None:
+    client = aioredis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + 10
+        while dict(await client.pubsub_numsub(*listeners)) != {
+            name.encode(): count for name, count in listeners.items()
+        }:
+            assert time.monotonic() < deadline, await client.pubsub_numsub(*listeners)
+            await asyncio.sleep(0.02)
+    finally:
+        await client.aclose()
+
+
+async def until_heard(hub: Heard, announcement: tuple[int, int]) -> None:
+    deadline = time.monotonic() + 10
+    while announcement not in hub.notified:
+        assert time.monotonic() < deadline, hub.notified
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -244,6 +310,6 @@ def wait_for_subscribers(redis: RedisServer, count: int, within: float = 15.0) -
     """Until `count` processes listen on the backplane's channel (they reconnect with a
     backoff of at most 5 s)."""
     deadline = time.monotonic() + within
-    while redis.subscribers(CHANNEL) < count:
-        assert time.monotonic() < deadline, f"{redis.subscribers(CHANNEL)} of {count} listening"
+    while (listening := redis.subscribers(backplane_channel())) < count:
+        assert time.monotonic() < deadline, f"{listening} of {count} listening"
         time.sleep(0.1)

@@ -615,6 +615,8 @@ def test_a_client_that_resumes_from_before_the_history_gets_fresh_snapshots(
                 left_at = max(m.version for m in phone.messages)
             # Nobody is connected: the feed keeps no history of this change.
             await api.hand(hand(1, 1, self_draw("cleo", 8)))
+            # A moment for the server to have let the phone's feed go: nothing a client can
+            # see says so (a wait on a condition has none to wait on here).
             await asyncio.sleep(0.5)
             async with Client.open(server.ws_url(club.tid, RESUMED)) as display:
                 await read_opening(display, len(RESUMED))
@@ -887,6 +889,7 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             # (its send was stuck before dead_since; the sweep gives up within SEND_TIMEOUT
             # and two sweeps; the rest is room for a loaded machine)
             cut_by = dead_since + SEND_TIMEOUT + 3 * SWEEP_INTERVAL + CLOSE_GRACE + 3
+            # `gone` must not read before then (reading would unstall it): a fixed wait.
             await asyncio.sleep(max(0.0, cut_by - time.monotonic()))
             await gone.closed(timeout=TIMEOUT)
 
@@ -943,9 +946,11 @@ def test_a_client_that_vanished_without_a_word_is_dropped_on_a_quiet_feed(
                 await read_opening(answering, 1)
                 vanished = await handshake_only(quiet.port, f"/ws/tournaments/{tid}")
                 try:
-                    # no hand, no close: only pings go unanswered
-                    await asyncio.sleep(PING_INTERVAL + PING_TIMEOUT + 1.0)
-                    ended = await read_to_the_end(vanished, within=TIMEOUT)
+                    # no hand, no close: only pings go unanswered; the server closes it
+                    # once a ping has gone unanswered for PING_TIMEOUT (read as it does)
+                    ended = await read_to_the_end(
+                        vanished, within=PING_INTERVAL + PING_TIMEOUT + 1.0 + TIMEOUT
+                    )
                 finally:
                     vanished.close()
                 assert ended, "the server kept the connection of a client that answers nothing"

@@ -14,6 +14,9 @@ from app.db.queries import as_utc
 from app.db.tables import TableToken
 from app.settings import get_settings
 
+# These tests run the migrations themselves: `database_url` is an empty database here.
+pytestmark = pytest.mark.unmigrated
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 AT = datetime(2026, 7, 4, 9, 0, tzinfo=UTC)
 

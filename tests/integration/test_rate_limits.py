@@ -22,7 +22,7 @@ from app.web import create_app
 from bench.load import RoundOne
 from tests.integration.conftest import ADMIN_TOKEN
 from tests.integration.judging_setup import Setup, open_tournament
-from tests.integration.live_setup import redis_url
+from tests.integration.live_setup import backplane_channel, redis_url
 
 WRONG_TOKENS = 1_200  # as many as were sent in 3.2 s when this was seen
 FAILURES_PER_ADDRESS = 100
@@ -36,7 +36,11 @@ def counters(request: pytest.FixtureRequest) -> dict[str, Any]:
     key prefix of this test's own."""
     if request.param == "memory":
         return {}
-    return {"redis_url": redis_url(), "rate_limit_key_prefix": f"test-{uuid.uuid4().hex}"}
+    return {
+        "redis_url": redis_url(),
+        "redis_channel": backplane_channel(),
+        "rate_limit_key_prefix": f"test-{uuid.uuid4().hex}",
+    }
 
 
 @pytest.fixture
@@ -186,6 +190,7 @@ def test_processes_sharing_redis_share_one_count(
         database_url=database_url,
         admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
         redis_url=redis_url(),
+        redis_channel=backplane_channel(),
         rate_limit_key_prefix=f"test-{uuid.uuid4().hex}",
         auth_failures_per_address="10/minute",
     )

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from cli_runner import scoreboard
+from cli_runner import scoreboard, scoreboard_process
 from in_process import IN_PROCESS_TIMEOUTS
 from judging_setup import club_opening
 
@@ -104,7 +104,8 @@ def test_token_refuses_an_expiry_in_the_past_naming_the_rule(env: dict[str, str]
 def test_serve_refuses_a_guessable_production_admin_token_without_printing_it(
     token: str,
 ) -> None:
-    refused = scoreboard(
+    # A real process: a server that wrongly started would not return.
+    refused = scoreboard_process(
         "serve",
         env={
             **os.environ,
