@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from in_process import IN_PROCESS_TIMEOUTS
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import VERSION_POLL_INTERVAL
+from app.realtime.source import Commit
 from app.services.store import Appended, TournamentStore
 from bench.load import RoundOne, free_port, in_own_schema
 from tests.integration.conftest import postgres_url
@@ -70,11 +71,17 @@ def backplane_redis() -> str:
 
 
 class Heard:
-    """What a process's hub is told by its backplane (the Redis is real; no feed is open)."""
+    """What a process's hub is told by its backplane (the Redis is real; no feed is open).
+    It stands in for the hub's store too: a backplane subscribes to its commits on start,
+    and this test publishes by hand instead."""
 
     def __init__(self) -> None:
         self.feeds: dict[int, object] = {}
         self.notified: list[tuple[int, int]] = []
+        self.store = self
+
+    def subscribe(self, listener: Callable[[Commit], None]) -> None:
+        pass
 
     def notify(self, tournament_id: int, version: int) -> None:
         self.notified.append((tournament_id, version))

