@@ -96,6 +96,18 @@ def issue_tokens(database_url: str, tournament_id: int, tables: list[int]) -> di
         engine.dispose()
 
 
+def reset_postgres(url: str) -> None:
+    """An empty public schema, so what runs next starts from the migrations (the tests'
+    databases, bench/outputs.py's)."""
+    engine = sqlalchemy.create_engine(normalize_url(url), poolclass=sqlalchemy.NullPool)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP SCHEMA IF EXISTS public CASCADE")
+            connection.exec_driver_sql("CREATE SCHEMA public")
+    finally:
+        engine.dispose()
+
+
 def in_own_schema(url: str, schema: str) -> str:
     """A PostgreSQL URL whose tables live in `schema` (libpq `options` sets the search path),
     so that a run is not disturbed by other users of the same database resetting `public`.

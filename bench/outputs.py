@@ -25,14 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import sqlalchemy
 from fastapi.testclient import TestClient
 
-from app.db.engine import normalize_url
 from app.services.store import TournamentStore
 from app.settings import Settings
 from app.web import create_app
 from bench.generate import Options, generate
+from bench.load import reset_postgres
 
 ADMIN_TOKEN = "outputs-admin-token-0123456789abcdef0123"
 NOW = datetime(2026, 7, 1, 17, 0, 0, tzinfo=UTC)
@@ -52,14 +51,6 @@ def log_at(lines: list[str], now: datetime) -> list[str]:
             break
         kept.append(line)
     return kept
-
-
-def reset_postgres(url: str) -> None:
-    engine = sqlalchemy.create_engine(normalize_url(url))
-    with engine.begin() as connection:
-        connection.exec_driver_sql("DROP SCHEMA IF EXISTS public CASCADE")
-        connection.exec_driver_sql("CREATE SCHEMA public")
-    engine.dispose()
 
 
 def file_name(path: str) -> str:

@@ -36,6 +36,7 @@ from app.db.engine import head_revision, make_engine, migrate, normalize_url
 from app.services.store import TournamentStore
 from app.settings import Settings
 from app.web import create_app
+from bench.load import reset_postgres
 
 POSTGRES_ENV = "SCOREBOARD_TEST_POSTGRES_URL"
 ADMIN_TOKEN = "integration-admin-token-0123456789abcdef"
@@ -91,17 +92,6 @@ def _create_database(maintenance_url: str, database: str) -> None:
     finally:
         engine.dispose()
     _created.add(database)
-
-
-def reset_postgres(url: str) -> None:
-    """An empty public schema, so a test starts from the migrations."""
-    engine = sqlalchemy.create_engine(normalize_url(url), poolclass=sqlalchemy.NullPool)
-    try:
-        with engine.begin() as connection:
-            connection.exec_driver_sql("DROP SCHEMA IF EXISTS public CASCADE")
-            connection.exec_driver_sql("CREATE SCHEMA public")
-    finally:
-        engine.dispose()
 
 
 def fresh_postgres(url: str) -> None:
