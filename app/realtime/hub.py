@@ -83,6 +83,7 @@ class Connection:
     write_now: WriteNow | None = None
     text: bool = False
     abort: Callable[[], None] | None = None  # and to cut the connection without a goodbye
+    peer: str = ""  # host:port of the socket, for the log line when it is dropped
     channels: dict[str, int | None] = field(default_factory=dict)
     # (channel or None, frame): the channel lets a resync drop its stale changes
     queue: asyncio.Queue[tuple[str | None, bytes]] = field(
@@ -539,6 +540,15 @@ class Hub:
                         self._drop_too_slow(feed, connection)
 
     def _drop_too_slow(self, feed: Feed, connection: Connection) -> None:
+        # A warning: one screen in the hall that stops taking frames is worth a look (its
+        # cable, its Wi-Fi), and a phone put away is one line.
+        log.warning(
+            "closing the live feed of tournament %s to %s (%s): it took no frame for %s s",
+            feed.tournament_id,
+            connection.peer or "a client",
+            TOO_SLOW,
+            SEND_TIMEOUT,
+        )
         feed.unsubscribe(connection)
         connection.sending_since = None
         if connection.writer is not None:

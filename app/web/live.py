@@ -86,6 +86,12 @@ def _number(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
+def _peer(websocket: WebSocket) -> str:
+    """The socket's other end as host:port (the hall proxy's, behind one)."""
+    client = websocket.client
+    return "" if client is None else f"{client.host}:{client.port}"
+
+
 async def live(websocket: WebSocket, tournament: str) -> None:
     """`WS /ws/tournaments/{tid}?channels=...&since=...&format=...` (module docstring)."""
     hub: Hub = websocket.state.hub
@@ -166,6 +172,7 @@ async def _serve(
         write_now=None if frames is None else frames.write,
         text=text,
         abort=None if frames is None else frames.abort,
+        peer=_peer(websocket),
     )
     feed = hub.feed(tournament_id)
     connection.offer(

@@ -33,7 +33,6 @@ from app.realtime.hub import (
     HEARTBEAT_INTERVAL,
     QUEUE_LIMIT,
     SEND_TIMEOUT,
-    SWEEP_INTERVAL,
     TOO_SLOW,
 )
 from app.services.store import TournamentStore
@@ -872,25 +871,27 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             for client in (slow, dead, gone):
                 await fill_socket(client, len(reference.messages[1].raw))
             latencies = [await wave()]
-            # The slow client reads again; the dead one does not, for longer than SEND_TIMEOUT.
+            # The slow client reads again; the dead one does not, for longer than SEND_TIMEOUT:
+            # until the server gives up on it (its log says so). Only then does it read, so
+            # it reads within CLOSE_GRACE of that however long the waves take on a loaded
+            # machine, and gets its close frame.
             readers.append(asyncio.create_task(read_all(slow, stop, broken)))
             rss_before, offered_from = server.rss(), len(reference.messages)
-            dead_since = time.monotonic()
-            while time.monotonic() - dead_since < SEND_TIMEOUT + 1:
+            dead_closed = asyncio.create_task(closed_once_dropped(server, dead))
+            while not dead_closed.done():
                 latencies.append(await wave())
             rss_growth = server.rss() - rss_before
             offered = reference.messages[offered_from:]
-            await dead.closed(timeout=TIMEOUT)
+            await dead_closed
             await settled(slow, reference, channels)  # it catches up once the hands stop
             stop.set()
             await asyncio.gather(*readers)
-            # By now the sweep has given up on `gone` too (its socket was full as long as
-            # dead's); once CLOSE_GRACE has passed as well, its connection is cut.
-            # (its send was stuck before dead_since; the sweep gives up within SEND_TIMEOUT
-            # and two sweeps; the rest is room for a loaded machine)
-            cut_by = dead_since + SEND_TIMEOUT + 3 * SWEEP_INTERVAL + CLOSE_GRACE + 3
-            # `gone` must not read before then (reading would unstall it): a fixed wait.
-            await asyncio.sleep(max(0.0, cut_by - time.monotonic()))
+            # The sweep gives up on `gone` too (its socket was full as long as dead's); once
+            # CLOSE_GRACE has passed after that, its connection is cut. `gone` must not read
+            # before then (reading would unstall it): the server's word, then a fixed wait
+            # (the rest is room for a loaded machine).
+            await dropped(server, gone)
+            await asyncio.sleep(CLOSE_GRACE + 3)
             await gone.closed(timeout=TIMEOUT)
 
             assert max(latencies) < 1.0, latencies  # never anything like SEND_TIMEOUT
@@ -1011,6 +1012,21 @@ async def fill_socket(client: Client, snapshot_size: int) -> None:
     for _ in range(PIPE // snapshot_size + 20):
         await client.send({"type": "resync", "channels": ["standings"]})
         await asyncio.sleep(0.005)
+
+
+async def dropped(server: LiveServer, client: Client) -> None:
+    """Until the server's log says it gave up on `client` as too slow (Hub._drop_too_slow)."""
+    host, port = client.connection.local_address[:2]
+    line = f"to {host}:{port} ({TOO_SLOW})"
+    deadline = time.monotonic() + SEND_TIMEOUT + TIMEOUT
+    while line not in server.log_path.read_text(encoding="utf-8", errors="replace"):
+        assert time.monotonic() < deadline, f"the server never dropped {client.name}: {server.log}"
+        await asyncio.sleep(0.05)
+
+
+async def closed_once_dropped(server: LiveServer, client: Client) -> None:
+    await dropped(server, client)
+    await client.closed(timeout=TIMEOUT)
 
 
 async def read_all(client: Client, stop: asyncio.Event, broken: list[str]) -> None:
