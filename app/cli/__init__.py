@@ -12,7 +12,10 @@ from typing import Annotated
 
 import typer
 
-cli = typer.Typer(no_args_is_help=True, add_completion=False)
+# Plain help (rich_markup_mode=None): Typer's rich help loads rich's console, tables and
+# markdown, which took longer than the whole rest of `scoreboard --help` (issue 15). Each
+# command's docstring opens with one short sentence, the line `--help` lists it with.
+cli = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
 
 
 @cli.callback()
@@ -56,7 +59,9 @@ def serve(
     ssl_certfile: SslCertOption = None,
     ssl_keyfile: SslKeyOption = None,
 ) -> None:
-    """Start the server (SQLite ./scoreboard.db unless SCOREBOARD_DATABASE_URL says otherwise)."""
+    """Start the server.
+
+    On SQLite ./scoreboard.db unless SCOREBOARD_DATABASE_URL says otherwise."""
     from app.cli import serving
 
     serving.serve(host, port, ssl_certfile, ssl_keyfile)
@@ -76,7 +81,9 @@ RoundOption = Annotated[int, typer.Option("--round", help="The round number (the
 
 @cli.command()
 def replay(log: LogArgument) -> None:
-    """Replay a tournament log offline and print its standings and final ranking as JSON."""
+    """Replay a log; print its standings as JSON.
+
+    Offline: the standings and the final ranking the log gives, as JSON."""
     from app.cli import offline
 
     offline.replay(log)
@@ -90,9 +97,11 @@ def draw(
         str | None, typer.Option(help="The draw's seed (default: a new random one, printed)")
     ] = None,
 ) -> None:
-    """Print the seating draw of a round as log lines: a draw line with its seed, then the
-    seats of every segment. Round 1 draws the registrations; later rounds the players who
-    advanced. Append the output to the log to record it."""
+    """Print the seating draw of a round.
+
+    As log lines: a draw line with its seed, then the seats of every segment. Round 1 draws
+    the registrations; later rounds the players who advanced. Append the output to the log
+    to record it."""
     from app.cli import offline
 
     offline.draw(log, round_number, seed)
@@ -108,7 +117,9 @@ def slips(
         typer.Option(help="Address of the hall server for the QR codes (SCOREBOARD_PUBLIC_URL)"),
     ] = None,
 ) -> None:
-    """Write the seating slips of a round (rule SE-4): a printable A4 page and a CSV."""
+    """Write the seating slips of a round (SE-4).
+
+    A printable A4 page and a CSV (rule SE-4)."""
     from app.cli import offline
 
     offline.slips(log, round_number, out, base_url)
@@ -136,7 +147,9 @@ def clocks(
         ),
     ],
 ) -> None:
-    """Print every table's clock at a moment, from the log as it stood then (rule CL-6)."""
+    """Print every table's clock at a moment.
+
+    From the log as it stood at that moment (rule CL-6)."""
     from app.cli import offline
 
     offline.clocks(log, at)
@@ -147,7 +160,9 @@ TournamentArgument = Annotated[int, typer.Argument(help="The tournament's id")]
 
 @cli.command(name="migrate")
 def migrate_database() -> None:
-    """Bring the database schema to the newest revision (the server also does it at start-up)."""
+    """Bring the database schema up to date.
+
+    To the newest revision; the server also does it at start-up."""
     from app.cli import database
 
     database.migrate_database()
@@ -155,7 +170,9 @@ def migrate_database() -> None:
 
 @cli.command(name="import")
 def import_log(log: LogArgument) -> None:
-    """Load a tournament log into the database and print the new tournament's id."""
+    """Load a log into the database; print its id.
+
+    Imports a tournament log and prints the new tournament's id."""
     from app.cli import database
 
     database.import_log(log)
@@ -163,7 +180,9 @@ def import_log(log: LogArgument) -> None:
 
 @cli.command()
 def export(tournament_id: TournamentArgument) -> None:
-    """Write a tournament's log to stdout, line for line as stored."""
+    """Write a tournament's log to stdout.
+
+    Line for line as stored."""
     from app.cli import database
 
     database.export(tournament_id)
@@ -199,8 +218,10 @@ def token(
         bool, typer.Option("--list", help="List the live tokens (ids, tables, expiry)")
     ] = False,
 ) -> None:
-    """Print a new bearer token for one table's judge (scoped to that table only); or revoke
-    or list tokens. The token alone goes to stdout; what it is goes to stderr."""
+    """Issue, revoke or list judges' table tokens.
+
+    Prints a new bearer token for one table's judge (scoped to that table only), or revokes
+    or lists tokens. The token alone goes to stdout; what it is goes to stderr."""
     from app.cli import database
 
     database.token(

@@ -44,10 +44,13 @@ DATABASE = (
     "app.services",
 )
 PRINTOUTS = ("jinja2", "segno", "redis", "pydantic_settings")
+# Typer's rich help and errors: rich's console, tables and markdown cost more than the rest of
+# `scoreboard --help` together, so the command line prints plain help.
+RICH = ("rich", "typer.rich_utils")
 
 
-def loaded(*args: str, env: dict[str, str] | None = None) -> set[str]:
-    """The modules a `scoreboard` process had imported by the time it ended."""
+def loaded(*args: str, env: dict[str, str] | None = None, code: int = 0) -> set[str]:
+    """The modules a `scoreboard` process had imported by the time it ended (with `code`)."""
     done = subprocess.run(
         [sys.executable, "-c", DRIVER, *args],
         capture_output=True,
@@ -60,7 +63,7 @@ def loaded(*args: str, env: dict[str, str] | None = None) -> set[str]:
     _, marker, report = done.stderr.rpartition("\nMODULES ")
     assert marker, done.stderr
     result = json.loads(report)
-    assert result["code"] == 0, done.stderr
+    assert result["code"] == code, done.stderr
     return set(result["modules"])
 
 
@@ -85,7 +88,13 @@ def test_importing_the_command_line_loads_neither_the_web_app_nor_the_database()
 def test_help_loads_neither_the_web_app_nor_the_database(command: list[str]) -> None:
     modules = loaded(*command)
 
-    assert among(modules, WEB + DATABASE + PRINTOUTS) == []
+    assert among(modules, WEB + DATABASE + PRINTOUTS + RICH) == []
+
+
+def test_a_usage_error_is_printed_without_rich() -> None:
+    modules = loaded("replay", code=2)  # its log is missing: a usage error
+
+    assert among(modules, RICH) == []
 
 
 def test_replay_loads_the_domain_and_nothing_of_the_server() -> None:

@@ -2,6 +2,7 @@ import re
 from typing import Any
 
 import pytest
+import typer
 import uvicorn
 from typer.testing import CliRunner
 
@@ -21,6 +22,18 @@ def test_help_lists_serve_among_the_commands() -> None:
     assert "Usage: scoreboard [OPTIONS] COMMAND" in result.output
     assert "Commands" in result.output
     assert re.search(r"^\W*serve\s", result.output, re.MULTILINE), result.output
+
+
+def test_help_lists_every_command_with_its_whole_first_sentence() -> None:
+    """Plain help cuts a command's line at about 45 characters with "...": each docstring
+    opens with a sentence short enough to be listed whole."""
+    result = runner.invoke(cli, ["--help"], prog_name="scoreboard", terminal_width=80)
+    listed = result.output.partition("Commands:")[2].splitlines()
+
+    names = [command.name for command in typer.main.get_command(cli).commands.values()]
+    for name in names:
+        (line,) = [line for line in listed if line.split()[:1] == [name]]
+        assert line.rstrip().endswith(".") and "..." not in line, line
 
 
 def test_serve_help_offers_host_and_port() -> None:
