@@ -3,6 +3,7 @@
     python -m bench.hostile                  # the figures of the README
     python -m bench.hostile --share-cores    # the hostile client on the server's cores too
     python -m bench.hostile --costs-only     # only what each hostile request costs the server
+    python -m bench.hostile --no-costs --kinds "bad tokens"   # the judges beside one kind
 
 Starts `scoreboard serve` as a real process on SQLite (a temporary file) with round 1 of a
 generated PLAYERS-player WSOM 2008 log and one token per table. The judges are asyncio tasks
@@ -34,6 +35,7 @@ Target: the hostile run's p99 within 1.2 times the quiet run's, no judge refused
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -422,9 +424,28 @@ def costs(target: Target, pid: int, cores: Cores) -> list[Cost]:
     return measured
 
 
+def options(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.hostile")
+    parser.add_argument("--share-cores", action="store_true", help="the hostile client too")
+    parser.add_argument("--costs-only", action="store_true", help="only each request's cost")
+    parser.add_argument("--no-costs", action="store_true", help="skip each request's cost")
+    parser.add_argument(
+        "--kinds",
+        default=",".join(ATTACKS),
+        help=f"the hostile requests beside the judges, comma-separated (of {', '.join(ATTACKS)})",
+    )
+    chosen = parser.parse_args(argv)
+    kinds = tuple(kind.strip() for kind in chosen.kinds.split(",") if kind.strip())
+    unknown = [kind for kind in kinds if kind not in ATTACKS]
+    if unknown or not kinds:
+        parser.error(f"--kinds: {unknown or 'none'}; choose from {', '.join(ATTACKS)}")
+    chosen.kinds = kinds
+    return chosen
+
+
 def main() -> None:
-    share = "--share-cores" in sys.argv[1:]
-    costs_only = "--costs-only" in sys.argv[1:]
+    chosen = options(sys.argv[1:])
+    share, costs_only, kinds = chosen.share_cores, chosen.costs_only, chosen.kinds
     cores = Cores.choose(share)
     print(f"machine: {machine()}")
     os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
@@ -433,13 +454,14 @@ def main() -> None:
         f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s, {ROUNDS} rounds of "
         f"{RUN_SECONDS:g} s quiet and {RUN_SECONDS:g} s beside the hostile client, in turn; "
         f"hostile: {SUBSCRIPTIONS:,} subscriptions attempted, {BIG_BODY // 10**6} MB bodies, "
-        f"{BAD_TOKENS_PER_MINUTE:,} bad tokens a minute",
+        f"{BAD_TOKENS_PER_MINUTE:,} bad tokens a minute; beside the judges: {', '.join(kinds)}",
         flush=True,
     )
     quiet, hostile = Run("sqlite", "quiet", open_loop=True), Run("sqlite", "hostile")
     peaks = {"quiet": 0, "hostile": 0}
     cpu = {"quiet": 0.0, "hostile": 0.0}
     got = Hostile()
+    attacked_at: list[float] = []  # time.monotonic() when each hostile client started
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as temp:
         folder = Path(temp)
         url = f"sqlite:///{folder / 'scoreboard.db'}"
@@ -472,13 +494,16 @@ def main() -> None:
                     cpu[run.mode] += server_cpu(pid) - before
                     peaks[run.mode] = max(peaks[run.mode], memory.peak)
 
-            print("the cost of each kind of hostile request, alone...", flush=True)
-            measured = costs(target, pid, cores)
+            measured = []
+            if not chosen.no_costs:
+                print("the cost of each kind of hostile request, alone...", flush=True)
+                measured = costs(target, pid, cores)
             time.sleep(2.0)
             print("the judges, quiet and beside the hostile client...", flush=True)
             for turn in range(0 if costs_only else ROUNDS):
                 asyncio.run(judged(quiet, turn == 0))
-                attacker = Attacker.start(target, cores, RUN_SECONDS + HEAD_START, tuple(ATTACKS))
+                attacked_at.append(time.monotonic())
+                attacker = Attacker.start(target, cores, RUN_SECONDS + HEAD_START, kinds)
                 time.sleep(HEAD_START)
                 asyncio.run(judged(hostile, False))
                 got = got.plus(attacker.report())
@@ -488,7 +513,9 @@ def main() -> None:
             server.stop()
     if not costs_only:
         print_report(quiet, hostile, peaks, cpu, got, alive)
-    print_costs(measured)
+        print_slowest(hostile, attacked_at)
+    if measured:
+        print_costs(measured)
 
 
 def print_report(
@@ -540,6 +567,18 @@ def print_report(
     )
     print(f"  bad tokens: {got.bad_tokens:,} sent, answers {got.bad_answers}")
     print(f"  server still up: {alive}")
+
+
+def print_slowest(hostile: Run, attacked_at: list[float], count: int = 5) -> None:
+    """When the slowest hands beside the hostile client came, in seconds after it started:
+    work the server does for all its connections at one moment (their keepalive pings, an
+    interval after they opened; their drops) shows as slow hands at the same second."""
+    slowest = sorted(zip(hostile.latencies_ms, hostile.answered_at, strict=True), reverse=True)
+    moments = []
+    for latency, answered in slowest[:count]:
+        started = max((at for at in attacked_at if at <= answered), default=answered)
+        moments.append(f"{latency:.1f} ms at {answered - started:.1f} s")
+    print(f"  slowest hands beside it (s after the hostile client started): {', '.join(moments)}")
 
 
 def print_costs(measured: list[Cost]) -> None:

@@ -72,6 +72,7 @@ class Run:
     database: str
     mode: str
     latencies_ms: list[float] = field(default_factory=list)  # answered 201
+    answered_at: list[float] = field(default_factory=list)  # time.monotonic() of each answer
     errors: int = 0
     elapsed: float = 0.0
     open_loop: bool = False
@@ -131,6 +132,7 @@ class Tablets:
             if run is not None:
                 if ok:
                     run.latencies_ms.append(elapsed_ms)
+                    run.answered_at.append(time.monotonic())
                 else:
                     run.errors += 1
             return ok

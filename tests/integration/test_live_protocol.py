@@ -6,19 +6,23 @@ still work, only slower: the first test says so."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import uvicorn
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as connect_async
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
 from app.realtime.hub import wire
-from app.web.live_protocol import DIRECT_WRITE, LiveFeedProtocol
+from app.web.live_protocol import DIRECT_WRITE, FIRST_PING_FROM, LiveFeedProtocol
 from bench.load import HOST, free_port
 
 Outcome = dict[str, Any]
@@ -51,16 +55,19 @@ def feed_app(outcome: Outcome) -> Any:
 
 
 @contextmanager
-def serving(outcome: Outcome, *, compression: bool) -> Iterator[str]:
+def serving(
+    outcome: Outcome, *, compression: bool, app: Any = None, **options: Any
+) -> Iterator[str]:
     port = free_port()
     config = uvicorn.Config(
-        feed_app(outcome),
+        app or feed_app(outcome),
         host=HOST,
         port=port,
         ws=LiveFeedProtocol,
         ws_per_message_deflate=compression,
         log_level="warning",
         lifespan="off",
+        **options,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -99,3 +106,56 @@ def test_frames_written_directly_arrive_whole_and_in_order(compression: bool) ->
     # after the close
     assert (outcome["first"], outcome["text"]) == (not compression, not compression)
     assert outcome["after_close"] is False
+
+
+PING_INTERVAL = 2.0  # seconds: the server's below
+OPENED_TOGETHER = 24
+
+
+async def held_open(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Accepts, then holds the connection until the client goes."""
+    await receive()
+    await send({"type": "websocket.accept"})
+    while (await receive())["type"] != "websocket.disconnect":
+        pass
+
+
+class PingTimes(ClientConnection):
+    """A client connection that notes when each ping from the server arrived."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pings: list[float] = []
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode is Opcode.PING:
+            self.pings.append(time.monotonic())
+        super().process_event(event)
+
+
+def test_connections_opened_together_are_not_pinged_together() -> None:
+    """A hall's phones reconnect within a second after a restart. If each were first pinged
+    one whole interval after it opened, the server would ping all of them in one instant,
+    every interval, and a judge's answer would wait behind the burst: the first ping of
+    each comes after a random share of the interval (between FIRST_PING_FROM and all of it)."""
+
+    async def first_pings(url: str) -> list[float]:
+        async def one() -> float:
+            async with connect_async(url, create_connection=PingTimes) as client:
+                opened = time.monotonic()
+                connection = cast(PingTimes, client)
+                while not connection.pings:
+                    assert time.monotonic() - opened < PING_INTERVAL + 5, "no ping came"
+                    await asyncio.sleep(0.02)
+                return connection.pings[0] - opened
+
+        return await asyncio.gather(*(one() for _ in range(OPENED_TOGETHER)))
+
+    with serving({}, compression=False, app=held_open, ws_ping_interval=PING_INTERVAL) as url:
+        delays = asyncio.run(first_pings(url))
+
+    assert min(delays) >= FIRST_PING_FROM * PING_INTERVAL - 0.1, delays
+    assert max(delays) <= PING_INTERVAL + 0.5, delays
+    # Uniform over a second: 24 of them within 0.3 s of each other has a chance of
+    # 24 * 0.3**23 (1e-11); pinged one interval after opening, they all would be.
+    assert max(delays) - min(delays) > 0.3, delays
