@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { KEEP_SENT, OutboxSync } from "../../app/static/judge/outbox.js";
+import { KEEP_SENT, MAX_RETRY_AFTER_S, OutboxSync, RETRY_EVERY_MS } from "../../app/static/judge/outbox.js";
 
 /** IndexedDB's outbox in memory: it keeps copies, as IndexedDB does. */
 class MemoryStore {
@@ -230,6 +230,41 @@ test("a server still entering the first try, or over a rate limit, is asked agai
     server.calls.map((c) => c.body.hand),
     [1, 1, 1, 2],
   );
+});
+
+test("a busy server's Retry-After is kept to; without one, the next regular try", async () => {
+  // 503 Busy for a moment (the database lock, issue 14) says when to come back: sooner
+  // than the tablet's own RETRY_EVERY_MS. A proxy's huge or malformed value is bounded.
+  /** @type {Answer[]} */
+  const answers = [
+    { status: 503, body: { detail: "busy" }, headers: { "Retry-After": "1" } },
+    { status: 503, body: { detail: "busy" }, headers: { "Retry-After": "86400" } },
+    { status: 503, body: { detail: "busy" }, headers: { "Retry-After": "soon" } },
+    { status: 500, body: { detail: "oops" } },
+    { status: 201, body: { version: 4 } },
+  ];
+  const server = fakeServer(() => answers.shift() ?? { status: 201, body: {} });
+  const { sync, timers } = syncTo(server);
+  server.set("down"); // queued without a try of its own: each flush below is one try
+  await sync.queue(7, "hands", hand(1));
+  await flushed(sync);
+  server.set("up");
+  await flushed(sync);
+  assert.equal(sync.entries[0].status, "queued");
+  assert.equal(sync.entries[0].lastError, "the server is busy (HTTP 503); sent again in 1 s");
+  await flushed(sync);
+  assert.equal(sync.entries[0].lastError, `the server is busy (HTTP 503); sent again in ${MAX_RETRY_AFTER_S} s`);
+  await flushed(sync);
+  await flushed(sync);
+  assert.equal(sync.entries[0].lastError, "server error (HTTP 500)");
+  // 1 s as asked, the bound for a day, the regular interval for a value it cannot read,
+  // and nothing extra for a 500 (the regular retry sends it again)
+  assert.deepEqual(
+    timers.map((t) => t.ms),
+    [1000, MAX_RETRY_AFTER_S * 1000, RETRY_EVERY_MS],
+  );
+  await flushed(sync);
+  assert.equal(sync.entries[0].status, "sent");
 });
 
 test("a token the server refuses is not a refusal of the entry", async () => {

@@ -6,10 +6,27 @@
 // tests/js/outbox.test.js runs it under Node with a store in memory and a fake server.
 
 export const RETRY_EVERY_MS = 5000; // besides the browser's `online` event
+// The longest a server's (or a proxy's) Retry-After holds an entry back: a hand must not
+// wait out a value meant for a crawler.
+export const MAX_RETRY_AFTER_S = 300;
 export const IN_PROGRESS_RETRY_MS = 1000; // the server said "retry in a moment"
 export const REQUEST_TIMEOUT_MS = 10000; // a request that hangs is abandoned and sent again later
 export const KEEP_SENT = 60; // sent entries kept on the tablet, as a record
 export const TIMED_ENDPOINTS = new Set(["deals", "early-starts"]); // they carry the tablet's time
+
+/**
+ * The seconds of a Retry-After header (RFC 9110: seconds, or an HTTP date), at least 1 and
+ * at most MAX_RETRY_AFTER_S; null when there is none or it cannot be read.
+ * @param {Response} response
+ * @returns {number | null}
+ */
+export function retryAfter(response) {
+  const text = response.headers.get("Retry-After")?.trim();
+  if (!text) return null;
+  const seconds = /^\d+$/.test(text) ? Number(text) : (Date.parse(text) - Date.now()) / 1000;
+  if (!Number.isFinite(seconds)) return null;
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(seconds)));
+}
 
 export function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -247,8 +264,15 @@ export class OutboxSync {
     } else if (response.status === 429) {
       // Over a rate limit (issue 14): not a refusal of the entry. Sent again when the
       // server says, and the entries behind it wait, in order.
-      const seconds = Number(response.headers.get("Retry-After")) || RETRY_EVERY_MS / 1000;
+      const seconds = retryAfter(response) ?? RETRY_EVERY_MS / 1000;
       entry.lastError = `the server asks to wait ${seconds} s`;
+      settled = false;
+      this.later(() => this.flush(), seconds * 1000);
+    } else if (response.status === 503) {
+      // Busy for a moment (the database's write lock): nothing was entered, and the server
+      // says when to send it again, usually sooner than the regular retry.
+      const seconds = retryAfter(response) ?? RETRY_EVERY_MS / 1000;
+      entry.lastError = `the server is busy (HTTP 503); sent again in ${seconds} s`;
       settled = false;
       this.later(() => this.flush(), seconds * 1000);
     } else if (response.status >= 400 && response.status < 500) {
