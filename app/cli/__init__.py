@@ -117,7 +117,7 @@ def slips(
         typer.Option(help="Address of the hall server for the QR codes (SCOREBOARD_PUBLIC_URL)"),
     ] = None,
 ) -> None:
-    """Write the seating slips of a round (SE-4).
+    """Write the seating slips of a round.
 
     A printable A4 page and a CSV (rule SE-4)."""
     from app.cli import offline

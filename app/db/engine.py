@@ -125,23 +125,28 @@ def head_revision() -> str | None:
     return ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
-def schema_revision(url: str) -> str | None:
-    """The revision the database's schema is at (None: never migrated)."""
-    engine = create_engine(normalize_url(url), poolclass=pool.NullPool)
+def schema_revision(url: str, engine: Engine | None = None) -> str | None:
+    """The revision the database's schema is at (None: never migrated). With `engine`, asked
+    on one of its connections, which its pool keeps for what comes next."""
+    own = engine is None
+    used = create_engine(normalize_url(url), poolclass=pool.NullPool) if engine is None else engine
     try:
-        with engine.connect() as connection:
+        with used.connect() as connection:
             if not inspect(connection).has_table("alembic_version"):
                 return None
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
     finally:
-        engine.dispose()
+        if own:
+            used.dispose()
 
 
-def migrate(url: str) -> None:
-    """Bring the schema to the newest revision (idempotent)."""
+def migrate(url: str, engine: Engine | None = None) -> None:
+    """Bring the schema to the newest revision (idempotent). `engine`, if given, is the
+    app's own for this URL: a schema already at the head is seen on its pool's connection,
+    not on one opened for the look alone (a PostgreSQL connection costs a process)."""
     # A schema already at the head needs none of Alembic's machinery: every start of a test
     # app and every restart of a server would load the environment and the scripts for nothing.
-    if schema_revision(url) == head_revision():
+    if schema_revision(url, engine) == head_revision():
         return
     command.upgrade(_alembic_config(url), "head")
 

@@ -74,13 +74,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[AppState]:
-        # The server brings the schema to the newest revision before it serves (README).
-        migrate(app_settings.database_url)
         engine = make_engine(app_settings.database_url, app_settings.database_timeouts)
-        store = TournamentStore(engine, hall_zone=app_settings.hall_zone)
-        # This process's heartbeat: its claims are released at once if it dies (issue 14).
-        heartbeat = Heartbeat(engine, store.clock)
-        await asyncio.to_thread(heartbeat.start)
+        try:
+            # The server brings the schema to the newest revision before it serves (README).
+            migrate(app_settings.database_url, engine)
+            store = TournamentStore(engine, hall_zone=app_settings.hall_zone)
+            # This process's heartbeat: its claims are released at once if it dies (issue 14).
+            heartbeat = Heartbeat(engine, store.clock)
+            await asyncio.to_thread(heartbeat.start)
+        except BaseException:
+            # A start that fails (a schema it cannot migrate, a database that does not answer)
+            # leaves no connection open behind it.
+            engine.dispose()
+            raise
         store.process = heartbeat.identity
         hub = Hub(store)
         await hub.start()  # it subscribes to the store's commits

@@ -99,7 +99,7 @@ def fresh_postgres(url: str) -> None:
     leave it. Emptying the tables (TRUNCATE, about 20 ms) is faster than a database made
     from a template (CREATE DATABASE ... TEMPLATE, about 200 ms) or the migrations (100 ms
     and more); a schema that a test left at another revision is migrated again."""
-    engine = sqlalchemy.create_engine(normalize_url(url), poolclass=sqlalchemy.NullPool)
+    engine = _reset_engine(url)
     try:
         with engine.connect() as connection:
             tables = set(
@@ -117,10 +117,27 @@ def fresh_postgres(url: str) -> None:
             if revision == head_revision() and tables == expected | {"alembic_version"}:
                 _empty_tables(connection, sorted(expected))
                 return
-    finally:
-        engine.dispose()
+    except OperationalError:
+        engine.dispose()  # its kept connection was ended (a test stopped PostgreSQL's sessions)
+        raise
     reset_postgres(url)
     migrate(url)
+
+
+_reset_engines: dict[str, sqlalchemy.Engine] = {}
+
+
+def _reset_engine(url: str) -> sqlalchemy.Engine:
+    """One engine a worker's database, whose one connection is kept from test to test:
+    a PostgreSQL connection costs a process and about 10 ms, more than emptying the tables.
+    Idle between tests, it holds no lock; a connection ended meanwhile is replaced."""
+    engine = _reset_engines.get(url)
+    if engine is None:
+        engine = sqlalchemy.create_engine(
+            normalize_url(url), pool_size=1, max_overflow=0, pool_pre_ping=True
+        )
+        _reset_engines[url] = engine
+    return engine
 
 
 def _empty_tables(connection: sqlalchemy.Connection, tables: list[str]) -> None:
@@ -168,7 +185,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def store(database_url: str) -> Iterator[TournamentStore]:
-    migrate(database_url)
+    # `database_url` is at the newest revision already (a copy of the template, or emptied
+    # tables); a migrated test that changes the schema makes its own store.
     engine = make_engine(database_url, IN_PROCESS_TIMEOUTS)
     yield TournamentStore(engine)
     engine.dispose()
