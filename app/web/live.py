@@ -87,7 +87,8 @@ def _number(text: str) -> int | None:
 
 
 def _peer(websocket: WebSocket) -> str:
-    """The socket's other end as host:port (the hall proxy's, behind one)."""
+    """The client as host:port, as uvicorn gives it to the app (behind a proxy it trusts, the
+    address that proxy forwarded): the log line names the screen that stopped reading."""
     client = websocket.client
     return "" if client is None else f"{client.host}:{client.port}"
 

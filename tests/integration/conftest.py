@@ -118,7 +118,7 @@ def fresh_postgres(url: str) -> None:
                 _empty_tables(connection, sorted(expected))
                 return
     except OperationalError:
-        engine.dispose()  # its kept connection was ended (a test stopped PostgreSQL's sessions)
+        engine.dispose()  # its kept connection may have been ended: the next test opens one
         raise
     reset_postgres(url)
     migrate(url)

@@ -43,6 +43,7 @@ REDIS_ENV = "SCOREBOARD_TEST_REDIS_URL"
 ADMIN_TOKEN = "live-feed-admin-token"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 TIMEOUT = 10.0  # seconds any single expected message may take; generous, but bounded
+STALLED_CLOSE = 0.5  # seconds a client that stopped reading waits for the close handshake
 SHUTDOWN_GRACE = 3.0  # seconds a server may take to stop before it is killed
 
 
@@ -446,9 +447,13 @@ class Client:
 def stalled(url: str, name: str = "") -> Any:
     """A client that will stop reading: a small fixed receive buffer, and at most one frame
     queued in the websockets library, so that what the server writes to it piles up in the
-    server rather than in the client. (Its own keepalive pings are off.)"""
+    server rather than in the client. (Its own keepalive pings are off.) Its close waits
+    briefly: behind the frames it does not read, the server's close frame never reaches it,
+    and the default close_timeout added 10 s to each test that left one open."""
     sock = small_socket(urlsplit(url).port or 80)
-    return Client.open(url, name=name, sock=sock, max_queue=1, ping_interval=None)
+    return Client.open(
+        url, name=name, sock=sock, max_queue=1, ping_interval=None, close_timeout=STALLED_CLOSE
+    )
 
 
 def small_socket(port: int, receive_buffer: int = 65536) -> socket.socket:
