@@ -72,11 +72,11 @@ def test_the_end_of_the_game_shows_the_bets_and_uma_apart(browser: Any, tablet_u
             "The game ended after hand 4: bankruptcy (rule AA-14). Riichi bets left on the "
             "table, 2,000: Ben Stone 668, Chloe Park 666, Dara Quinn 666 (rule AA-15)"
         )
-        # The seat cards: the points the players hold, then the game's result (AA-17). They
-        # follow the table's live channel, which may come a moment after the hand's answer:
-        # each is waited for, up to expect's timeout. (On a loaded machine p1's card once
-        # read 4,000 here, its points less the game's bets and uma, before it read -6,000:
-        # a passing state the tablet should not show, not fixed yet.)
+        # The seat cards: the points the players hold, then the game's result (AA-17). The
+        # result follows the table's live channel, which may come a moment before or after
+        # the hand's answer: each is waited for, up to expect's timeout. (On a loaded machine
+        # p1's card once read 4,000 here, its points less the game's bets and uma, when the
+        # channel came first; tests/js/state.test.js holds the fix.)
         expect(page.locator("#seat-cards .score")).to_have_text(
             ["-6,000", "28,000", "28,000", "28,000"], use_inner_text=True
         )

@@ -117,6 +117,35 @@ test("the rows lay the outbox over the server's hands, with running totals", () 
   assert.deepEqual(state.totals(1).totals, { "11": -16, "12": 82, "13": -33, "14": -33 });
 });
 
+test("a hand the server has is its row, even while this tablet's entry for it waits for its answer", () => {
+  // The table's channel can bring the hand before the POST's answer does (on a loaded
+  // server it did). The server's row is the truth then: an Ari Ari game's last hand carries
+  // the game's bets and uma in its deltas, and the tablet's own figures for it do not, so
+  // laying the entry over it showed a seat card its points less the bets and uma.
+  const entered = { "11": -12, "12": 4, "13": 4, "14": 4 };
+  const inFlight = queued("hands", { hand: 2, result: { kind: "discard", winner: 12, discarder: 11, value: 30 } });
+  const state = tablet(
+    [
+      { hand: 1, deltas: even },
+      { hand: 2, deltas: entered },
+    ],
+    [inFlight],
+  );
+  const rows = state.rows(1);
+  assert.deepEqual(
+    rows.map((r) => [r.hand, r.state]),
+    [
+      [1, "server"],
+      [2, "server"],
+    ],
+  );
+  assert.deepEqual(rows[1].deltas, entered);
+  assert.deepEqual(state.totals(1).totals, { "11": 12, "12": -4, "13": -4, "14": -4 });
+  // A correction or a void of a hand the server has is still laid over it, until it lands.
+  const correcting = tablet([{ hand: 1, deltas: even }], [queued("voids", { hand: 1, reason: "x" })]);
+  assert.equal(correcting.rows(1)[0].state, "void queued");
+});
+
 test("rule FM-7: the dealer turns with each hand, and the second cycle's seats are the server's", () => {
   const state = tablet();
   assert.deepEqual(

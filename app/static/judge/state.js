@@ -404,6 +404,11 @@ export class TabletState {
       if (entry.endpoint === "voids") {
         const row = rows.get(number) ?? { hand: number, deltas: null };
         rows.set(number, { ...row, state: `void ${label}`, voided: true, key: entry.key });
+      } else if (entry.endpoint === "hands" && rows.get(number)?.state === "server") {
+        // The channel brought the hand before this entry's answer did: the server's row is
+        // the hand (entered once, whoever sent it), with what only the server counts in it,
+        // such as the bets and uma of the hand that ends an Ari Ari game (rule AA-15).
+        continue;
       } else {
         const kind = entry.endpoint === "corrections" ? `correction ${label}` : label;
         const game = this.isAriAri() && entry.endpoint === "hands" ? this.gameBefore(segment, number) : null;
