@@ -261,18 +261,15 @@ export class OutboxSync {
       this.tokenProblem = answer?.detail ?? "401";
       entry.lastError = "token not accepted";
       settled = false;
-    } else if (response.status === 429) {
-      // Over a rate limit (issue 14): not a refusal of the entry. Sent again when the
-      // server says, and the entries behind it wait, in order.
+    } else if (response.status === 429 || response.status === 503) {
+      // Over a rate limit (429, issue 14) or busy for a moment (503, the database's write
+      // lock): not a refusal of the entry, and nothing was entered. Sent again when the
+      // server says, often sooner than the regular retry; the entries behind it wait, in order.
       const seconds = retryAfter(response) ?? RETRY_EVERY_MS / 1000;
-      entry.lastError = `the server asks to wait ${seconds} s`;
-      settled = false;
-      this.later(() => this.flush(), seconds * 1000);
-    } else if (response.status === 503) {
-      // Busy for a moment (the database's write lock): nothing was entered, and the server
-      // says when to send it again, usually sooner than the regular retry.
-      const seconds = retryAfter(response) ?? RETRY_EVERY_MS / 1000;
-      entry.lastError = `the server is busy (HTTP 503); sent again in ${seconds} s`;
+      entry.lastError =
+        response.status === 429
+          ? `the server asks to wait ${seconds} s`
+          : `the server is busy (HTTP 503); sent again in ${seconds} s`;
       settled = false;
       this.later(() => this.flush(), seconds * 1000);
     } else if (response.status >= 400 && response.status < 500) {
