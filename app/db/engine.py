@@ -128,15 +128,14 @@ def head_revision() -> str | None:
 def schema_revision(url: str, engine: Engine | None = None) -> str | None:
     """The revision the database's schema is at (None: never migrated). With `engine`, asked
     on one of its connections, which its pool keeps for what comes next."""
-    own = engine is None
-    used = create_engine(normalize_url(url), poolclass=pool.NullPool) if engine is None else engine
+    used = engine or create_engine(normalize_url(url), poolclass=pool.NullPool)
     try:
         with used.connect() as connection:
             if not inspect(connection).has_table("alembic_version"):
                 return None
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
     finally:
-        if own:
+        if engine is None:
             used.dispose()
 
 

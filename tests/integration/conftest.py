@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -124,20 +125,14 @@ def fresh_postgres(url: str) -> None:
     migrate(url)
 
 
-_reset_engines: dict[str, sqlalchemy.Engine] = {}
-
-
+@cache
 def _reset_engine(url: str) -> sqlalchemy.Engine:
     """One engine a worker's database, whose one connection is kept from test to test:
     a PostgreSQL connection costs a process and about 10 ms, more than emptying the tables.
     Idle between tests, it holds no lock; a connection ended meanwhile is replaced."""
-    engine = _reset_engines.get(url)
-    if engine is None:
-        engine = sqlalchemy.create_engine(
-            normalize_url(url), pool_size=1, max_overflow=0, pool_pre_ping=True
-        )
-        _reset_engines[url] = engine
-    return engine
+    return sqlalchemy.create_engine(
+        normalize_url(url), pool_size=1, max_overflow=0, pool_pre_ping=True
+    )
 
 
 def _empty_tables(connection: sqlalchemy.Connection, tables: list[str]) -> None:

@@ -192,6 +192,22 @@ test("a refused entry stops the ones after it until it is sent again", async () 
   assert.equal(server.calls[1].key, server.calls[2].key);
 });
 
+/**
+ * A server that answers `answers` in turn, and a sync whose `hands` were queued while it was
+ * down: queued without a try of their own, so that each flush after is one try.
+ * @param {Answer[]} answers
+ * @param {number[]} hands
+ */
+async function queuedWhileDown(answers, hands) {
+  const server = fakeServer(() => answers.shift() ?? { status: 201, body: {} });
+  const { sync, timers } = syncTo(server);
+  server.set("down");
+  for (const number of hands) await sync.queue(7, "hands", hand(number));
+  await flushed(sync);
+  server.set("up");
+  return { server, sync, timers };
+}
+
 test("a server still entering the first try, or over a rate limit, is asked again later", async () => {
   /** @type {Answer[]} */
   const answers = [
@@ -200,13 +216,7 @@ test("a server still entering the first try, or over a rate limit, is asked agai
     { status: 201, body: { version: 4 } },
     { status: 201, body: { version: 5 } },
   ];
-  const server = fakeServer(() => answers.shift() ?? { status: 201, body: {} });
-  const { sync, timers } = syncTo(server);
-  server.set("down");
-  await sync.queue(7, "hands", hand(1));
-  await sync.queue(7, "hands", hand(2));
-  await flushed(sync);
-  server.set("up");
+  const { server, sync, timers } = await queuedWhileDown(answers, [1, 2]);
   await flushed(sync);
   assert.equal(sync.entries[0].status, "queued");
   assert.equal(sync.entries[0].lastError, "the server is still entering it");
@@ -243,12 +253,7 @@ test("a busy server's Retry-After is kept to; without one, the next regular try"
     { status: 500, body: { detail: "oops" } },
     { status: 201, body: { version: 4 } },
   ];
-  const server = fakeServer(() => answers.shift() ?? { status: 201, body: {} });
-  const { sync, timers } = syncTo(server);
-  server.set("down"); // queued without a try of its own: each flush below is one try
-  await sync.queue(7, "hands", hand(1));
-  await flushed(sync);
-  server.set("up");
+  const { sync, timers } = await queuedWhileDown(answers, [1]);
   await flushed(sync);
   assert.equal(sync.entries[0].status, "queued");
   assert.equal(sync.entries[0].lastError, "the server is busy (HTTP 503); sent again in 1 s");
