@@ -13,7 +13,7 @@ from app.settings import DEVELOPMENT_ADMIN_TOKEN, get_settings
 # _settle_garbage_collector freezes what is loaded: uvicorn's own import of create_app finds
 # it there.
 from app.web.addresses import reach_lines
-from app.web.live_protocol import LiveFeedProtocol
+from app.web.live_protocol import HttpProtocol, LiveFeedProtocol
 
 
 def serve(
@@ -61,6 +61,7 @@ def serve(
         # (app/web/guards.py; README, "What one client may ask").
         proxy_headers=True,
         ws=LiveFeedProtocol,  # lets the live feed write a frame once for every client
+        http=HttpProtocol,  # uvicorn's own, freed at once after a websocket upgrade
         # HTTPS lets tablets on the hall's LAN use the service worker and crypto.randomUUID,
         # which browsers allow only in a secure context (docs/https.md).
         ssl_certfile=None if ssl_certfile is None else str(ssl_certfile),

@@ -256,6 +256,10 @@ async def _serve(
         # Never wait long on a writer stuck in a send to a socket that is gone: a handler
         # left waiting would hold up the server's shutdown.
         await asyncio.wait({writer}, timeout=1.0)
+        # The cancelled writer's traceback holds its frame, and the frame this connection:
+        # without this the two would be a reference cycle, freed only by a garbage
+        # collection (app/web/live_protocol.py, "Reference cycles").
+        connection.writer = None
 
 
 def _absent(connection: Connection, channels: list[str]) -> None:
