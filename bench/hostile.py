@@ -75,7 +75,10 @@ BAD_TOKENS_PER_MINUTE = 10_000
 # goes out on a connection the server is closing (tests/integration/live_setup.py)
 JUDGES_LIMITS = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
 HEAD_START = 5.0  # seconds the hostile client runs before the judges' load starts
-ROUNDS = 2  # quiet, hostile, quiet, hostile: the machine's own ups and downs hit both alike
+# quiet, hostile, quiet, hostile, ...: the machine's own ups and downs hit both alike. Four
+# rounds give 500 hands a side, so the p99 is the fifth slowest: with two (250 hands, the third
+# slowest) one stray hand moved the ratio by a tenth or more from run to run.
+ROUNDS = 4
 COST_SECONDS = 10.0  # each kind of hostile request alone, to measure what it costs the server
 
 
@@ -430,6 +433,9 @@ def options(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--costs-only", action="store_true", help="only each request's cost")
     parser.add_argument("--no-costs", action="store_true", help="skip each request's cost")
     parser.add_argument(
+        "--rounds", type=int, default=ROUNDS, help=f"quiet and hostile runs each (default {ROUNDS})"
+    )
+    parser.add_argument(
         "--kinds",
         default=",".join(ATTACKS),
         help=f"the hostile requests beside the judges, comma-separated (of {', '.join(ATTACKS)})",
@@ -440,18 +446,21 @@ def options(argv: list[str]) -> argparse.Namespace:
     if unknown or not kinds:
         parser.error(f"--kinds: {unknown or 'none'}; choose from {', '.join(ATTACKS)}")
     chosen.kinds = kinds
+    if not 1 <= chosen.rounds <= 20:
+        parser.error("--rounds: from 1 to 20")
     return chosen
 
 
 def main() -> None:
     chosen = options(sys.argv[1:])
     share, costs_only, kinds = chosen.share_cores, chosen.costs_only, chosen.kinds
+    rounds = chosen.rounds
     cores = Cores.choose(share)
     print(f"machine: {machine()}")
     os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
     print(f"cores: {cores.describe()}")
     print(
-        f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s, {ROUNDS} rounds of "
+        f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s, {rounds} rounds of "
         f"{RUN_SECONDS:g} s quiet and {RUN_SECONDS:g} s beside the hostile client, in turn; "
         f"hostile: {SUBSCRIPTIONS:,} subscriptions attempted, {BIG_BODY // 10**6} MB bodies, "
         f"{BAD_TOKENS_PER_MINUTE:,} bad tokens a minute; beside the judges: {', '.join(kinds)}",
@@ -500,7 +509,7 @@ def main() -> None:
                 measured = costs(target, pid, cores)
             time.sleep(2.0)
             print("the judges, quiet and beside the hostile client...", flush=True)
-            for turn in range(0 if costs_only else ROUNDS):
+            for turn in range(0 if costs_only else rounds):
                 asyncio.run(judged(quiet, turn == 0))
                 attacked_at.append(time.monotonic())
                 attacker = Attacker.start(target, cores, RUN_SECONDS + HEAD_START, kinds)
@@ -512,7 +521,7 @@ def main() -> None:
         finally:
             server.stop()
     if not costs_only:
-        print_report(quiet, hostile, peaks, cpu, got, alive)
+        print_report(quiet, hostile, peaks, cpu, got, alive, rounds)
         print_slowest(hostile, attacked_at)
     if measured:
         print_costs(measured)
@@ -525,6 +534,7 @@ def print_report(
     cpu: dict[str, float],
     got: Hostile,
     alive: bool,
+    rounds: int,
 ) -> None:
     mib = 1024 * 1024
     ratio50 = hostile.percentile(0.5) / quiet.percentile(0.5)
@@ -550,7 +560,7 @@ def print_report(
     )
     print(
         f"the server spent {cpu['hostile'] - cpu['quiet']:.2f} CPU s more beside the hostile "
-        f"client than quiet, over {ROUNDS} x {RUN_SECONDS:g} s"
+        f"client than quiet, over {rounds} x {RUN_SECONDS:g} s"
     )
     print()
     print("the hostile client got:")

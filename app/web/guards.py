@@ -182,23 +182,43 @@ def refuse_guessers(app: ASGIApp) -> ASGIApp:
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         rate_limits: RateLimits | None = scope.get("state", {}).get("rate_limits")
-        if scope["type"] == "http" and rate_limits is not None and rate_limits.blocked:
-            wait = rate_limits.blocked_for(client_address(scope))
-            if wait is not None:
-                authorization = dict(scope["headers"]).get(b"authorization", b"")
-                scheme, _, token = authorization.decode(errors="replace").partition(" ")
-                token = token.strip()
-                if scheme.lower() == "bearer" and token and not await rate_limits.known(token):
-                    quiet = _REFUSED_QUIETLY.set(True)
-                    try:
-                        for message in rate_limits.guess_refused(wait):
-                            await send(message)
-                    finally:
-                        _REFUSED_QUIETLY.reset(quiet)  # the access-log line is written by now
-                    return
+        if scope["type"] == "http" and rate_limits is not None:
+            guess = rate_limits.guess(client_address(scope), scope["headers"])
+            if guess is not None and not await rate_limits.known(guess.token):
+                quiet = _REFUSED_QUIETLY.set(True)
+                try:
+                    for message in rate_limits.guess_refused(guess.wait):
+                        await send(message)
+                finally:
+                    _REFUSED_QUIETLY.reset(quiet)  # the access-log line is written by now
+                return
         await app(scope, receive, send)
 
     return guarded
+
+
+STATUS_LINES = {429: b"HTTP/1.1 429 Too Many Requests\r\n"}
+
+
+def raw_answer(
+    messages: tuple[Message, Message], default_headers: Sequence[tuple[bytes, bytes]]
+) -> bytes:
+    """An answer made by `_problem` as the bytes an HTTP/1.1 server writes for it, with the
+    server's own headers (Date, Server) first, as uvicorn writes them."""
+    start, body = messages
+    lines = [STATUS_LINES[start["status"]]]
+    for name, value in (*default_headers, *start["headers"]):
+        lines += [name, b": ", value, b"\r\n"]
+    lines += [b"\r\n", body["body"]]
+    return b"".join(lines)
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A request with a bearer token from an address over its failed sign-ins."""
+
+    wait: int  # seconds until the address may try again
+    token: str
 
 
 def _per(item: limits.RateLimitItem) -> str:
@@ -304,6 +324,24 @@ class RateLimits:
     async def known(self, token: str) -> bool:
         return await self.known_tokens.known(token)
 
+    def known_at_once(self, token: str) -> bool | None:
+        return self.known_tokens.known_at_once(token)
+
+    def guess(self, address: str, headers: Sequence[tuple[bytes, bytes]]) -> Guess | None:
+        """The request's bearer token, if it comes from an address over its failed sign-ins
+        (refused unless the token is known: `known`, `known_at_once`); else None."""
+        if not self.blocked:
+            return None  # nearly always: not a single address is guessing
+        wait = self.blocked_for(address)
+        if wait is None:
+            return None
+        authorization = next((value for name, value in headers if name == b"authorization"), b"")
+        scheme, _, token = authorization.decode(errors="replace").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return None
+        return Guess(wait, token)
+
     def blocked_for(self, address: str) -> int | None:
         """Seconds to wait, if this address is over its failed sign-ins; else None."""
         until = self.blocked.get(address)
@@ -398,12 +436,20 @@ class KnownTokens:
             self.last_id = 0
         self.hashes.add(hashed)
 
-    async def known(self, token: str) -> bool:
-        hashed = token_hash(token)
-        if hashed in self.hashes or secrets.compare_digest(token.encode(), self.admin):
+    def known_at_once(self, token: str) -> bool | None:
+        """Whether the token is known, or None when only a load of the tokens issued since
+        the last one can tell (a token shaped like a table token and not yet loaded)."""
+        if token_hash(token) in self.hashes or secrets.compare_digest(token.encode(), self.admin):
             return True
         if self.issued_after is None or TABLE_TOKEN.fullmatch(token) is None:
             return False
+        return None
+
+    async def known(self, token: str) -> bool:
+        at_once = self.known_at_once(token)
+        if at_once is not None:
+            return at_once
+        hashed = token_hash(token)
         came = time.monotonic()
         while self.loaded_at < came:
             if self.loading is None:

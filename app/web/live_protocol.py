@@ -35,13 +35,17 @@ app/web/live.py, the live feed's connection and its cancelled writer task.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 from websockets.protocol import State
+
+from app.web.guards import RateLimits, raw_answer
 
 DIRECT_WRITE = "scoreboard.websocket.direct_write"
 
@@ -116,11 +120,80 @@ class LiveFeedProtocol(WebSocketsSansIOProtocol):
 
 
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP protocol (httptools), which `scoreboard serve` runs. Once it hands a
-    connection over to the websocket protocol, nothing refers to it but its own parser, which
-    refers back to it through the parser's callbacks: a cycle for the garbage collector.
-    uvicorn breaks it when an HTTP connection is lost, not on an upgrade; this breaks it then."""
+    """uvicorn's HTTP protocol (httptools), which `scoreboard serve` runs, with two changes.
+
+    A guess refused at once. A request with a token it does not know, from an address over
+    its failed sign-ins (app/web/guards.py, `refuse_guessers`), is answered 429 here, as soon
+    as its headers are read, with no ASGI task, no scope for the app and no access-log line:
+    most of what such a request cost the server was uvicorn's own work for it (0.36 ms of
+    0.45 ms in bench/hostile.py), and an address guessing tokens sends thousands a minute.
+    What cannot be decided at once (a token shaped like a table token that this process has
+    not loaded yet, an address behind a proxy, a request behind another on the connection)
+    goes on to the app's guard, which answers the same.
+
+    Once it hands a connection over to the websocket protocol, nothing refers to it but its
+    own parser, which refers back to it through the parser's callbacks: a cycle for the
+    garbage collector. uvicorn breaks it when an HTTP connection is lost, not on an upgrade;
+    this breaks it then."""
+
+    refusing = False  # the request being read was answered 429 at once: its body is dropped
+
+    def on_headers_complete(self) -> None:
+        answer = self._guess_refused()
+        if answer is None:
+            super().on_headers_complete()
+            return
+        self.refusing = True
+        self.transport.write(answer)
+        if not self.parser.should_keep_alive():
+            self.transport.close()
+
+    def _guess_refused(self) -> bytes | None:
+        rate_limits: RateLimits | None = self.app_state.get("rate_limits")
+        if rate_limits is None or not rate_limits.blocked or self.client is None:
+            return None
+        if self.cycle is not None and not self.cycle.response_complete:
+            return None  # an answer to an earlier request on this connection comes first
+        if self.parser.should_upgrade():
+            return None  # a websocket's handshake is the live feed's to answer
+        address = self.client[0]
+        forwarded = self.config.proxy_headers and any(
+            n == b"x-forwarded-for" for n, _ in self.headers
+        )
+        if forwarded and address in _trusted_proxies(self.config.forwarded_allow_ips):
+            return None  # uvicorn's ProxyHeadersMiddleware finds the address
+        guess = rate_limits.guess(address, self.headers)
+        if guess is None or rate_limits.known_at_once(guess.token) is not False:
+            return None
+        return raw_answer(rate_limits.guess_refused(guess.wait), self.server_state.default_headers)
+
+    def on_body(self, body: bytes) -> None:
+        if not self.refusing:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if not self.refusing:
+            super().on_message_complete()
+            return
+        self.refusing = False
+        self.on_response_complete()  # the keep-alive timer, as after any answer
 
     def handle_websocket_upgrade(self) -> None:
         super().handle_websocket_upgrade()
         self.parser = None  # type: ignore[assignment]  # the connection is the websocket's now
+
+
+def _trusted_proxies(allowed: str | list[str]) -> Any:
+    """The proxies whose X-Forwarded-For uvicorn believes (FORWARDED_ALLOW_IPS), as its
+    middleware holds them."""
+    return _trusted_hosts(allowed if isinstance(allowed, str) else tuple(allowed))
+
+
+@functools.cache
+def _trusted_hosts(allowed: str | tuple[str, ...]) -> Any:
+    trusted = allowed if isinstance(allowed, str) else list(allowed)
+    return ProxyHeadersMiddleware(_no_app, trusted_hosts=trusted).trusted_hosts
+
+
+async def _no_app(scope: Any, receive: Any, send: Any) -> None:
+    raise AssertionError("only the middleware's trusted hosts are used")
