@@ -101,6 +101,17 @@ class Settings(BaseSettings):
     # is the other way round: it tells a client that the server is still there.)
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
+    # Seconds a live client may take to accept one frame before it is closed (4008: too
+    # slow to keep up), and then to read up to that close before its connection is cut. A
+    # screen or phone that stops reading (its Wi-Fi gone, a page put away) costs the server
+    # its queue and socket buffers for that long (app/realtime/hub.py).
+    ws_send_timeout: float = Field(default=10.0, ge=1, le=300)
+    ws_close_grace: float = Field(default=5.0, ge=0.5, le=60)
+    # Seconds an Idempotency-Key claimed by a request of a live process is held before a
+    # retry may take it over, for a request that is only slow. A claim of a process that is
+    # gone (killed, or frozen past its heartbeat), or of a request no longer running, is
+    # taken over at once (app/services/judging.py, issue 14).
+    claim_window: float = Field(default=10.0, ge=1, le=300)
     # The hall's time zone (an IANA name such as Asia/Macau): a judge's table token expires
     # at the end of the hall's tournament day (app/domain/tokens.py). Unset: this machine's.
     hall_timezone: str | None = None

@@ -43,11 +43,14 @@ VERSION_POLL_INTERVAL = 2.0  # catches a change whose notification was lost (Red
 HISTORY = 64  # changes kept per channel for clients that resume
 QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchronized
 SNAPSHOT_FRESH = 0.5  # seconds a cached snapshot frame (and its server_time) is reused
-SEND_TIMEOUT = 10.0  # a client that takes longer to accept one frame is dropped
+# A client that takes longer than this to accept one frame is dropped (SCOREBOARD_WS_SEND_TIMEOUT)
+SEND_TIMEOUT = 10.0
 SWEEP_INTERVAL = 1.0  # seconds between two looks at the sends in progress
 SEND_SLICE = 500  # clients a flush writes to before it lets the event loop do anything else
 TOO_SLOW = 4008  # close code: the client could not keep up
-CLOSE_GRACE = 5.0  # seconds a too-slow client has to read up to its close frame, or be cut off
+# Seconds a too-slow client has to read up to its close frame, or be cut off
+# (SCOREBOARD_WS_CLOSE_GRACE)
+CLOSE_GRACE = 5.0
 GONE = 4404  # close code: the tournament does not exist
 
 WAKE = b""  # an empty frame is never sent: it wakes a writer that has snapshots to send
@@ -442,9 +445,18 @@ class Feed:
 class Hub:
     """All live feeds of this process. `notify` is how it hears of a committed change."""
 
-    def __init__(self, store: TournamentSource, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self,
+        store: TournamentSource,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        send_timeout: float = SEND_TIMEOUT,
+        close_grace: float = CLOSE_GRACE,
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.send_timeout = send_timeout
+        self.close_grace = close_grace
         self.feeds: dict[int, Feed] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task[None]] = []
@@ -525,11 +537,11 @@ class Hub:
                     connection.offer(None, frame, wires)
 
     async def _sweep(self) -> None:
-        """Close every client whose send has been stuck for SEND_TIMEOUT: it stopped reading.
+        """Close every client whose send has been stuck for `send_timeout`: it stopped reading.
         Its writer waits in that send (uvicorn writes none of a frame before the socket has
         drained), so cancelling it there loses nothing; the close frame goes out once the
         socket drains, or the connection is cut (_close_too_slow)."""
-        stuck_for = math.ceil(SEND_TIMEOUT / SWEEP_INTERVAL) + 1
+        stuck_for = math.ceil(self.send_timeout / SWEEP_INTERVAL) + 1
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
             self.sweeps += 1
@@ -547,7 +559,7 @@ class Hub:
             feed.tournament_id,
             connection.peer or "a client",
             TOO_SLOW,
-            SEND_TIMEOUT,
+            self.send_timeout,
         )
         feed.unsubscribe(connection)
         connection.sending_since = None
@@ -557,15 +569,14 @@ class Hub:
         self.closing.add(task)
         task.add_done_callback(self.closing.discard)
 
-    @staticmethod
-    async def _close_too_slow(connection: Connection) -> None:
+    async def _close_too_slow(self, connection: Connection) -> None:
         """The close frame goes out once the client reads what was written before it. One
         that never reads again (a phone put away with the page open) would keep its socket,
-        and the buffers behind it, for as long as its TCP connection lives: after CLOSE_GRACE
+        and the buffers behind it, for as long as its TCP connection lives: after `close_grace`
         the connection is cut, where the server lets us (app/web/live_protocol.py)."""
         try:
             await asyncio.wait_for(
-                connection.close(TOO_SLOW, "too slow to keep up with the feed"), CLOSE_GRACE
+                connection.close(TOO_SLOW, "too slow to keep up with the feed"), self.close_grace
             )
         except TimeoutError:
             if connection.abort is not None:

@@ -36,11 +36,6 @@ from app.services.errors import (
 from app.services.processes import owner_gone
 from app.services.store import Appended, Author, TournamentStore, canonical_json, request_hash
 
-# A claim older than this belongs to a request that died with its process (a crash or a
-# restart): a retry may take it over. Long enough for any real request to finish. A claim
-# whose process is known to be gone is taken over at once (app/services/processes.py).
-ABANDONED_CLAIM = timedelta(seconds=10)
-
 
 @dataclass(frozen=True)
 class TableScope:
@@ -208,8 +203,8 @@ def _abandoned(
 ) -> bool:
     """Whether a retry may take a claim over: its process is gone (killed, crashed, frozen
     past its heartbeat), its request is no longer running in this process, or the claim is
-    older than ABANDONED_CLAIM (issue 14)."""
-    if now - queries.as_utc(claim.claimed_at) >= ABANDONED_CLAIM:
+    older than the store's claim window (SCOREBOARD_CLAIM_WINDOW; issue 14)."""
+    if now - queries.as_utc(claim.claimed_at) >= store.claim_window:
         return True
     if claim.claimed_by is None:
         return False  # a claim of before issue 14: only its age tells

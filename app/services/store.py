@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine
@@ -140,6 +140,13 @@ Publisher = Callable[[Appended], None]
 Decide = Callable[[Tournament], Sequence[Event]]
 
 
+# A claim on an Idempotency-Key older than this belongs to a request that died with its
+# process (a crash or a restart): a retry may take it over. Long enough for any real request
+# to finish. A claim whose process is known to be gone is taken over at once
+# (app/services/processes.py). SCOREBOARD_CLAIM_WINDOW sets it for a server.
+ABANDONED_CLAIM = timedelta(seconds=10)
+
+
 class TournamentStore:
     def __init__(
         self,
@@ -147,10 +154,12 @@ class TournamentStore:
         *,
         clock: Callable[[], datetime] = utc_now,
         hall_zone: tzinfo = UTC,
+        claim_window: timedelta = ABANDONED_CLAIM,
     ) -> None:
         self.engine = engine
         self.clock = clock
         self.hall_zone = hall_zone  # whose day a table token lasts (rule TK-1)
+        self.claim_window = claim_window  # app/services/judging.py, _abandoned
         self._cache: dict[int, _Cached] = {}
         self._locks: dict[int, threading.RLock] = {}
         self._locks_guard = threading.Lock()

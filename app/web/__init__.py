@@ -3,6 +3,7 @@
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import TypedDict
 
 from fastapi import FastAPI
@@ -78,7 +79,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             # The server brings the schema to the newest revision before it serves (README).
             migrate(app_settings.database_url, engine)
-            store = TournamentStore(engine, hall_zone=app_settings.hall_zone)
+            store = TournamentStore(
+                engine,
+                hall_zone=app_settings.hall_zone,
+                claim_window=timedelta(seconds=app_settings.claim_window),
+            )
             # This process's heartbeat: its claims are released at once if it dies (issue 14).
             heartbeat = Heartbeat(engine, store.clock)
             await asyncio.to_thread(heartbeat.start)
@@ -88,7 +93,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
             raise
         store.process = heartbeat.identity
-        hub = Hub(store)
+        hub = Hub(
+            store,
+            send_timeout=app_settings.ws_send_timeout,
+            close_grace=app_settings.ws_close_grace,
+        )
         await hub.start()  # it subscribes to the store's commits
         backplane = None
         if app_settings.redis_url:

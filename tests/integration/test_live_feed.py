@@ -29,10 +29,8 @@ from websockets.exceptions import ConnectionClosed
 from app.db.engine import make_engine
 from app.realtime.channels import DERIVED
 from app.realtime.hub import (
-    CLOSE_GRACE,
     HEARTBEAT_INTERVAL,
     QUEUE_LIMIT,
-    SEND_TIMEOUT,
     TOO_SLOW,
 )
 from app.services.store import TournamentStore
@@ -57,6 +55,10 @@ from tests.integration.live_setup import (
 
 pytestmark = pytest.mark.slow  # a real server process serves every test
 
+# Seconds the server below gives a client that stops reading before it closes it (4008),
+# then before it cuts the connection: SCOREBOARD_WS_SEND_TIMEOUT and _CLOSE_GRACE (10 and
+# 5 s on the day)
+SEND_TIMEOUT, CLOSE_GRACE = 4.0, 2.0
 CLUB_CHANNELS = ("standings", "clocks", "table:1", "player:ami")
 RESUMED = ("standings", "table:1", "player:ami")
 TICKING = {"server_time", "seconds_left", "seconds_over", "break_seconds_left"}
@@ -70,6 +72,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         # second, far beyond what a display sends or the feed lets a client send (issue 14;
         # tests/integration/test_hostile_clients.py holds the feed to that limit).
         environment.setenv("SCOREBOARD_WS_MESSAGE_BURST", "1000000")
+        # A client that stops reading is given up on sooner than on the day (the hub's
+        # SEND_TIMEOUT and CLOSE_GRACE): the same steps, in less of the suite's time.
+        environment.setenv("SCOREBOARD_WS_SEND_TIMEOUT", str(SEND_TIMEOUT))
+        environment.setenv("SCOREBOARD_WS_CLOSE_GRACE", str(CLOSE_GRACE))
         live_db = f"sqlite:///{folder / 'live.db'}"
         with LiveServer(live_db, free_port(), folder / "server.log") as live:
             yield live
@@ -1017,7 +1023,8 @@ async def fill_socket(client: Client, snapshot_size: int) -> None:
 async def dropped(server: LiveServer, client: Client) -> None:
     """Until the server's log says it gave up on `client` as too slow (Hub._drop_too_slow)."""
     host, port = client.connection.local_address[:2]
-    line = f"to {host}:{port} ({TOO_SLOW})"
+    # after the server's SCOREBOARD_WS_SEND_TIMEOUT, not the hub's default
+    line = f"to {host}:{port} ({TOO_SLOW}): it took no frame for {SEND_TIMEOUT} s"
     deadline = time.monotonic() + SEND_TIMEOUT + TIMEOUT
     while line not in server.log_path.read_text(encoding="utf-8", errors="replace"):
         assert time.monotonic() < deadline, f"the server never dropped {client.name}: {server.log}"

@@ -148,3 +148,30 @@ def assert_no_part_of(token: str, message: str) -> None:
     for start in range(max(1, len(token) - 5)):
         piece = token[start : start + 6]
         assert piece not in message, f"{piece!r} of the token is in the message"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "accepted"),
+    [
+        ("SCOREBOARD_WS_SEND_TIMEOUT", "4", True),
+        ("SCOREBOARD_WS_SEND_TIMEOUT", "0", False),  # every client would be dropped at once
+        ("SCOREBOARD_WS_SEND_TIMEOUT", "301", False),  # a stalled client held 5 minutes
+        ("SCOREBOARD_WS_CLOSE_GRACE", "2", True),
+        ("SCOREBOARD_WS_CLOSE_GRACE", "0.1", False),
+        ("SCOREBOARD_WS_CLOSE_GRACE", "61", False),
+        ("SCOREBOARD_CLAIM_WINDOW", "4", True),
+        ("SCOREBOARD_CLAIM_WINDOW", "0.5", False),  # a slow live request would lose its claim
+        ("SCOREBOARD_CLAIM_WINDOW", "1e9", False),  # a retry refused for good
+    ],
+)
+def test_the_give_up_times_are_bounded(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, accepted: bool
+) -> None:
+    """Every number that comes in has a bound (issue 14), the error naming the setting."""
+    monkeypatch.setenv(variable, value)
+    field = variable.removeprefix("SCOREBOARD_").lower()
+    if accepted:
+        assert getattr(Settings(), field) == float(value)
+    else:
+        with pytest.raises(ValidationError, match=field):
+            Settings()
