@@ -31,9 +31,9 @@ def _route_contexts_built_once_per_process() -> None:
     """FastAPI (0.165) builds an included router's routes for each app that includes it, on
     the app's first requests: a pydantic TypeAdapter for every parameter of every route. On
     the day there is one app per process and it is paid once; here nearly every test makes
-    an app of its own (`create_app` with the test's database), and paid it again: about a
-    third of the in-process API tests' time (test_admin_api.py and test_judges_api.py on
-    SQLite, 29.9 s -> 19.7 s). So the suite builds each route once per process and every
+    an app of its own (`create_app` with the test's database), and paid it again: about two
+    fifths of the in-process API tests' time (test_admin_api.py and test_judges_api.py on
+    SQLite, 29.9 s -> 17.2 s). So the suite builds each route once per process and every
     app uses it.
 
     The same route gives the same context in every app: it is built from the route, its
