@@ -18,6 +18,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -65,14 +66,30 @@ def serving(database_url: str) -> Iterator[int]:
         thread.join(timeout=TIMEOUT)
 
 
-def left_behind() -> dict[str, int]:
+def server_side() -> list[object]:
+    # not isinstance: it asks a dead weak proxy, which raises
+    return [item for item in gc.get_objects() if issubclass(type(item), SERVER_SIDE)]
+
+
+def left_behind(before: AbstractSet[int] = frozenset()) -> dict[str, int]:
+    """What this test's server still holds: objects of a server another test of this worker
+    left running are in `before` (ids of objects the test holds, so none is reused)."""
     counts: dict[str, int] = {}
-    for item in gc.get_objects():
-        kind = type(item)  # not isinstance: it asks a dead weak proxy, which raises
-        if issubclass(kind, SERVER_SIDE):
-            name = kind.__qualname__
+    for item in server_side():
+        if id(item) not in before:
+            name = type(item).__qualname__
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def held_by(before: AbstractSet[int]) -> list[str]:
+    """Who holds what was left, so that a failure says which reference outlived it."""
+    return [
+        f"{type(item).__qualname__} <- "
+        + ", ".join(sorted({type(r).__qualname__ for r in gc.get_referrers(item)}))
+        for item in server_side()
+        if id(item) not in before
+    ]
 
 
 @contextmanager
@@ -113,12 +130,14 @@ def test_a_connection_that_ends_leaves_nothing_for_the_garbage_collector(
     with serving(url) as port:
         feed = f"ws://{HOST}:{port}/ws/tournaments/{tournament}?channels=standings"
         with collector_off():
+            earlier = server_side()  # held, so that no new object takes one of their ids
+            before = {id(item) for item in earlier}
             asyncio.run(follow_and_leave(feed))
             # the server's handlers finish just after the clients have gone
             deadline = time.monotonic() + TIMEOUT
-            while left_behind() and time.monotonic() < deadline:
+            while left_behind(before) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert left_behind() == {}
+            assert left_behind(before) == {}, held_by(before)
 
 
 def test_scoreboard_serve_runs_both_protocols(monkeypatch: pytest.MonkeyPatch) -> None:
