@@ -272,7 +272,9 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     expect(page.locator("#standings-round")).to_have_value("1")
     cut = page.locator("#standings tbody tr.cut-line")
     expect(cut).to_have_count(1)
-    assert cut.evaluate("row => row.previousElementSibling.cells[0].textContent") == "8"
+    # A retrying look: the feed may render the table again between finding the row and
+    # reading its neighbour, and a row taken out by that render has none (seen under load).
+    expect(cut.locator("xpath=preceding-sibling::tr[1]/td[1]")).to_have_text("8")
     expect(page.locator("#draw-button")).to_have_text("Draw round 2")
     if os.environ.get("SCOREBOARD_SCREENSHOTS"):
         page.screenshot(path=str(SCREENS / "admin-round-end.png"), full_page=True)
