@@ -21,11 +21,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from app.domain import clocks
 from app.domain.hands import PlayerId
-from app.domain.log import format_time
+from app.domain.log import PenaltyGiven, format_time
 from app.domain.replay import (
     clock_report,
     game_report,
@@ -275,26 +275,62 @@ class States:
             return {"player": player_id, "registered": False}
         current = tournament.current_round
         state = current if round_number is None else tournament.rounds[round_number]
-        seats = [
-            {"segment": segment, "table": table, "seat": seat}
-            for segment, table, seat in state.seats_of(player)
-        ]
         if state is current:
             standing = self.live_standings().row(player_id)
         else:
             report = standings_report(tournament.standings(state.number), state.format.advance)
-            standing = next((r for r in report["standings"] if r["player"] == player), None)
+            standing = row_of(report["standings"], player)
+        view = player_round(state, player, standing)
         registered = tournament.players[player]
         return {
             "player": player,
             "registered": True,
             "name": registered.name,
             "country": registered.country,
-            "round": state.number,
-            "standing": standing,
-            "seats": seats,
-            "winning_hands": sorted(state.winning_values.get(player, ()), reverse=True),
+            "round": view.round,
+            "standing": view.standing,
+            "seats": view.seats,
+            "winning_hands": view.winning_hands,
         }
+
+
+class SeatInSegment(TypedDict):
+    segment: int
+    table: int
+    seat: str  # a wind of SEAT_NAMES
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerRound:
+    """One player's round as every reader shows it: the live `player:ID` channel, the
+    player's page and feed (States.player) and the public API's rounds (app/web/public.py).
+    `standing` is the player's standings row, None for a substitute (rule FM-9)."""
+
+    round: int
+    standing: dict[str, Any] | None
+    seats: list[SeatInSegment]
+    winning_hands: list[int]  # best first: what breaks a tie at the line (rule ST-4)
+    penalties: list[PenaltyGiven]  # rule PN-1
+
+
+def player_round(
+    state: RoundState, player: PlayerId, standing: dict[str, Any] | None
+) -> PlayerRound:
+    return PlayerRound(
+        round=state.number,
+        standing=standing,
+        seats=[
+            {"segment": segment, "table": table, "seat": seat}
+            for segment, table, seat in state.seats_of(player)
+        ],
+        winning_hands=sorted(state.winning_values.get(player, ()), reverse=True),
+        penalties=[given for given in state.penalties if given.player == player],
+    )
+
+
+def row_of(rows: Iterable[dict[str, Any]], player: PlayerId) -> dict[str, Any] | None:
+    """A player's row of a standings report's rows, None when they have none."""
+    return next((row for row in rows if row["player"] == player), None)
 
 
 def _add_game(state: dict[str, Any], seated: TableSegment, segment: int, table: int) -> None:

@@ -15,10 +15,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.db import queries
-from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
 from app.domain.replay import clock_report, game_report
-from app.domain.tournament import RoundState, SeatName, Tournament
+from app.domain.tournament import SeatName, Tournament
 from app.read.reports import (
     ClockReport,
     FinalPlaceReport,
@@ -26,7 +25,8 @@ from app.read.reports import (
     Registration,
     RoundStandings,
 )
-from app.read.views import States, table_view
+from app.read.views import PlayerRound as PlayerRoundView
+from app.read.views import States, player_round, row_of, table_view
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
 from app.web.deps import RoundParam, StoreDep, TableNumber, TournamentId, TournamentsDep
@@ -304,12 +304,9 @@ def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> Play
     def view(tournament: Tournament, version: int) -> PlayerAnswer:
         registered = _player(tournament, player_id)
         full = latest_report(store, tournament_id, tournament, version)
-        rows = {
-            r["round"]: next((s for s in r["standings"] if s["player"] == registered.player), None)
-            for r in full["rounds"]
-        }
+        rows = {r["round"]: row_of(r["standings"], registered.player) for r in full["rounds"]}
         rounds = [
-            _player_round(state, registered.player, rows.get(number))
+            _player_round(player_round(state, registered.player, rows.get(number)))
             for number, state in sorted(tournament.rounds.items())
             if rows.get(number) is not None
             or any(p == registered.player for (_, p) in state.seat_of)
@@ -323,14 +320,10 @@ def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> Play
     return store.read(tournament_id, view)
 
 
-def _player_round(state: RoundState, player: PlayerId, row: dict[str, Any] | None) -> PlayerRound:
-    seats = [
-        SeatInSegment(segment=segment, table=table, seat=seat)
-        for segment, table, seat in state.seats_of(player)
-    ]
-    standing = {} if row is None else row
+def _player_round(view: PlayerRoundView) -> PlayerRound:
+    standing = {} if view.standing is None else view.standing
     return PlayerRound(
-        round=state.number,
+        round=view.round,
         carry_in=standing.get("carry_in"),
         play=standing.get("play"),
         total=standing.get("total"),
@@ -341,13 +334,9 @@ def _player_round(state: RoundState, player: PlayerId, row: dict[str, Any] | Non
         above_cut=standing.get("above_cut"),
         distance=standing.get("distance"),
         distance_shown=standing.get("distance_shown"),
-        seats=seats,
-        winning_hands=sorted(state.winning_values.get(player, ()), reverse=True),
-        penalties=[
-            PenaltyReport(points=p.points, reason=p.reason)
-            for p in state.penalties
-            if p.player == player
-        ],
+        seats=[SeatInSegment.model_validate(seat) for seat in view.seats],
+        winning_hands=view.winning_hands,
+        penalties=[PenaltyReport(points=p.points, reason=p.reason) for p in view.penalties],
     )
 
 
