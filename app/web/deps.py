@@ -28,12 +28,18 @@ RoundParam = Annotated[
 bearer = HTTPBearer(auto_error=False, description="An admin token or a judge's table token")
 
 
-def get_store(request: Request) -> TournamentStore:
+# The dependencies that only look something up are `async def`: FastAPI runs a plain `def`
+# dependency in its thread pool, a hop there and back on every request for a dict lookup.
+# Those that may wait stay plain functions, off the event loop: the database, and the rate
+# limits' counters in Redis (require_admin, require_judge), which a stuck Redis would hold.
+
+
+async def get_store(request: Request) -> TournamentStore:
     store: TournamentStore = request.state.store
     return store
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.state.settings
     return settings
 

@@ -16,5 +16,5 @@ class Health(BaseModel):
 
 
 @router.get("/health")
-def health() -> Health:
+async def health() -> Health:
     return Health(status="ok", version=__version__)
