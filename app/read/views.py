@@ -324,8 +324,13 @@ def player_round(
             for segment, table, seat in state.seats_of(player)
         ],
         winning_hands=sorted(state.winning_values.get(player, ()), reverse=True),
-        penalties=[given for given in state.penalties if given.player == player],
+        penalties=penalties_of(state, player),
     )
+
+
+def penalties_of(state: RoundState, player: PlayerId) -> list[PenaltyGiven]:
+    """The penalties the player was given in the round, in the order given (rule PN-1)."""
+    return [given for given in state.penalties if given.player == player]
 
 
 def row_of(rows: Iterable[dict[str, Any]], player: PlayerId) -> dict[str, Any] | None:

@@ -31,7 +31,7 @@ from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
 from app.domain.rulesets import HandResult
 from app.domain.tournament import RoundState, Tournament
-from app.read.views import States
+from app.read.views import States, penalties_of
 from app.services import feeds
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
@@ -224,7 +224,7 @@ def _traces(tournament: Tournament, player: PlayerId) -> list[RoundTrace]:
         for segment, table_number, _ in segments:
             for _, settlement in sorted(state.tables[(segment, table_number)].settlements.items()):
                 running.append(running[-1] + dict(settlement.deltas).get(player, 0))
-        penalties = sum(p.points for p in state.penalties if p.player == player)
+        penalties = sum(p.points for p in penalties_of(state, player))
         if penalties:
             running.append(running[-1] + penalties)
         seated = len(segments) or state.format.segments
@@ -472,7 +472,7 @@ def _player_page(
         current=_current(blocks) if live else None,
         names=names,
         chart=build_chart(_traces(tournament, player), _cut_total(states), _figure(tournament)),
-        penalties=[(p.points, p.reason) for p in state.penalties if p.player == player],
+        penalties=[(p.points, p.reason) for p in penalties_of(state, player)],
         ariari=feeds.is_ariari(tournament),
     )
 
