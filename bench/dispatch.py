@@ -21,6 +21,7 @@ import pstats
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from app.settings import Settings
@@ -33,7 +34,7 @@ ADMIN_TOKEN = "dispatch-bench-admin-token-0123456789abcdef"
 PATHS = [("/api/health", False), ("/api/tournaments", False), ("/api/tournaments/1/tokens", True)]
 
 
-def scope_of(path: str, admin: bool, state: dict[str, Any]) -> dict[str, Any]:
+def scope_of(path: str, admin: bool, state: Mapping[str, Any]) -> dict[str, Any]:
     headers = [(b"host", b"127.0.0.1")]
     if admin:
         headers.append((b"authorization", f"Bearer {ADMIN_TOKEN}".encode()))
@@ -60,13 +61,13 @@ async def measure(paths: list[tuple[str, bool]], requests: int, profile: bool) -
     settings = Settings(database_url=database, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
     app = create_app(settings)
 
-    async def call(path: str, admin: bool, state: dict[str, Any]) -> int:
-        sent: list[dict[str, Any]] = []
+    async def call(path: str, admin: bool, state: Mapping[str, Any]) -> int:
+        sent: list[MutableMapping[str, Any]] = []
 
         async def receive() -> dict[str, Any]:
             return {"type": "http.request", "body": b"", "more_body": False}
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             sent.append(message)
 
         await app(scope_of(path, admin, state), receive, send)
