@@ -20,8 +20,8 @@ import cProfile
 import pstats
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Mapping, MutableMapping
+from pathlib import Path
 from typing import Any
 
 from app.settings import Settings
