@@ -20,9 +20,10 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,12 +32,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
+import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.realtime.backplane import CHANNEL
 from app.realtime.channels import apply_change
 from app.services.store import TournamentStore
+from app.web.live_protocol import LiveFeedProtocol
 from bench.load import HOST, Server, free_port, hand_headers
 
 REDIS_ENV = "SCOREBOARD_TEST_REDIS_URL"
@@ -45,6 +48,28 @@ ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 TIMEOUT = 10.0  # seconds any single expected message may take; generous, but bounded
 STALLED_CLOSE = 0.5  # seconds a client that stopped reading waits for the close handshake
 SHUTDOWN_GRACE = 3.0  # seconds a server may take to stop before it is killed
+
+
+@contextmanager
+def uvicorn_in_a_thread(app: Any, **options: Any) -> Iterator[int]:
+    """uvicorn with the live feed's protocol in a thread of the test's own process, so that
+    the test can look at what the server holds; yields its port, and stops it after."""
+    port = free_port()
+    config = uvicorn.Config(
+        app, host=HOST, port=port, ws=LiveFeedProtocol, log_level="warning", **options
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def redis_url() -> str:

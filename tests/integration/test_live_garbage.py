@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import threading
 import time
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
@@ -23,7 +22,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -32,7 +30,8 @@ from app.realtime.hub import Connection
 from app.settings import Settings
 from app.web import create_app
 from app.web.live_protocol import FrameWriter, HttpProtocol, LiveFeedProtocol
-from bench.load import HOST, RoundOne, free_port, import_log
+from bench.load import HOST, RoundOne, import_log
+from tests.integration.live_setup import uvicorn_in_a_thread
 
 ADMIN_TOKEN = "live-garbage-admin-token"
 # What a live feed connection is made of on the server: none may outlive its connection.
@@ -42,28 +41,9 @@ TIMEOUT = 10.0
 
 @contextmanager
 def serving(database_url: str) -> Iterator[int]:
-    port = free_port()
     settings = Settings(database_url=database_url, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
-    config = uvicorn.Config(
-        create_app(settings),
-        host=HOST,
-        port=port,
-        ws=LiveFeedProtocol,
-        http=HttpProtocol,
-        log_level="warning",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + TIMEOUT
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert server.started, "uvicorn did not start"
-    try:
+    with uvicorn_in_a_thread(create_app(settings), http=HttpProtocol) as port:
         yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=TIMEOUT)
 
 
 def server_side() -> list[object]:
@@ -71,7 +51,7 @@ def server_side() -> list[object]:
     return [item for item in gc.get_objects() if issubclass(type(item), SERVER_SIDE)]
 
 
-def left_behind(before: AbstractSet[int] = frozenset()) -> dict[str, int]:
+def left_behind(before: AbstractSet[int]) -> dict[str, int]:
     """What this test's server still holds: objects of a server another test of this worker
     left running are in `before` (ids of objects the test holds, so none is reused)."""
     counts: dict[str, int] = {}

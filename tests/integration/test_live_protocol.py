@@ -7,14 +7,12 @@ still work, only slower: the first test says so."""
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, cast
 
 import pytest
-import uvicorn
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as connect_async
 from websockets.exceptions import ConnectionClosed
@@ -22,8 +20,9 @@ from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
 from app.realtime.hub import wire
-from app.web.live_protocol import DIRECT_WRITE, FIRST_PING_FROM, LiveFeedProtocol
-from bench.load import HOST, free_port
+from app.web.live_protocol import DIRECT_WRITE, FIRST_PING_FROM
+from bench.load import HOST
+from tests.integration.live_setup import uvicorn_in_a_thread
 
 Outcome = dict[str, Any]
 
@@ -58,29 +57,11 @@ def feed_app(outcome: Outcome) -> Any:
 def serving(
     outcome: Outcome, *, compression: bool, app: Any = None, **options: Any
 ) -> Iterator[str]:
-    port = free_port()
-    config = uvicorn.Config(
-        app or feed_app(outcome),
-        host=HOST,
-        port=port,
-        ws=LiveFeedProtocol,
-        ws_per_message_deflate=compression,
-        log_level="warning",
-        lifespan="off",
-        **options,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert server.started, "uvicorn did not start"
-    try:
+    app = app or feed_app(outcome)
+    with uvicorn_in_a_thread(
+        app, ws_per_message_deflate=compression, lifespan="off", **options
+    ) as port:
         yield f"ws://{HOST}:{port}/ws"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def read_all(url: str, *, compression: bool) -> tuple[list[bytes | str], int | None]:
