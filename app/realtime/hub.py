@@ -43,14 +43,9 @@ VERSION_POLL_INTERVAL = 2.0  # catches a change whose notification was lost (Red
 HISTORY = 64  # changes kept per channel for clients that resume
 QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchronized
 SNAPSHOT_FRESH = 0.5  # seconds a cached snapshot frame (and its server_time) is reused
-# A client that takes longer than this to accept one frame is dropped (SCOREBOARD_WS_SEND_TIMEOUT)
-SEND_TIMEOUT = 10.0
 SWEEP_INTERVAL = 1.0  # seconds between two looks at the sends in progress
 SEND_SLICE = 500  # clients a flush writes to before it lets the event loop do anything else
 TOO_SLOW = 4008  # close code: the client could not keep up
-# Seconds a too-slow client has to read up to its close frame, or be cut off
-# (SCOREBOARD_WS_CLOSE_GRACE)
-CLOSE_GRACE = 5.0
 GONE = 4404  # close code: the tournament does not exist
 
 WAKE = b""  # an empty frame is never sent: it wakes a writer that has snapshots to send
@@ -416,7 +411,7 @@ class Feed:
 
     async def write(self, connection: Connection) -> None:
         """The connection's writer: frames in order, snapshots after an overflow. A send
-        that takes longer than SEND_TIMEOUT is the hub's sweep's to end (Hub._sweep)."""
+        that takes longer than the hub's `send_timeout` is its sweep's to end (Hub._sweep)."""
         hub = self.hub
         while True:
             channel, frame = await connection.queue.get()
@@ -450,11 +445,14 @@ class Hub:
         store: TournamentSource,
         *,
         clock: Callable[[], datetime] = utc_now,
-        send_timeout: float = SEND_TIMEOUT,
-        close_grace: float = CLOSE_GRACE,
+        send_timeout: float,
+        close_grace: float,
     ) -> None:
         self.store = store
         self.clock = clock
+        # Seconds a client may take to accept one frame before it is closed as too slow, then
+        # to read up to that close before it is cut off (SCOREBOARD_WS_SEND_TIMEOUT and
+        # SCOREBOARD_WS_CLOSE_GRACE, whose defaults are the server's)
         self.send_timeout = send_timeout
         self.close_grace = close_grace
         self.feeds: dict[int, Feed] = {}

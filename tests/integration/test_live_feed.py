@@ -72,8 +72,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         # second, far beyond what a display sends or the feed lets a client send (issue 14;
         # tests/integration/test_hostile_clients.py holds the feed to that limit).
         environment.setenv("SCOREBOARD_WS_MESSAGE_BURST", "1000000")
-        # A client that stops reading is given up on sooner than on the day (the hub's
-        # SEND_TIMEOUT and CLOSE_GRACE): the same steps, in less of the suite's time.
+        # A client that stops reading is given up on sooner than on the day (10 and 5 s by
+        # default): the same steps, in less of the suite's time.
         environment.setenv("SCOREBOARD_WS_SEND_TIMEOUT", str(SEND_TIMEOUT))
         environment.setenv("SCOREBOARD_WS_CLOSE_GRACE", str(CLOSE_GRACE))
         live_db = f"sqlite:///{folder / 'live.db'}"

@@ -148,7 +148,8 @@ def test_a_flush_lets_the_loop_run_between_slices_and_no_heartbeat_runs_ahead() 
 
     async def scenario() -> None:
         store = CachedStore(tournament, 7)
-        feed = Feed(1, Hub(store))  # type: ignore[arg-type]
+        hub = Hub(store, send_timeout=10.0, close_grace=5.0)  # type: ignore[arg-type]
+        feed = Feed(1, hub)
         sockets = [Socket() for _ in range(SEND_SLICE + 3)]
         for socket in sockets:
             feed._join(connection(socket), "standings", None)
