@@ -50,15 +50,20 @@ STALLED_CLOSE = 0.5  # seconds a client that stopped reading waits for the close
 SHUTDOWN_GRACE = 3.0  # seconds a server may take to stop before it is killed
 
 
+def live_config(app: Any, port: int, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for a server in the test's own process: the live feed's
+    protocol, as `scoreboard serve` runs it, and only warnings logged."""
+    return uvicorn.Config(
+        app, host=HOST, port=port, ws=LiveFeedProtocol, log_level="warning", **options
+    )
+
+
 @contextmanager
 def uvicorn_in_a_thread(app: Any, **options: Any) -> Iterator[int]:
     """uvicorn with the live feed's protocol in a thread of the test's own process, so that
     the test can look at what the server holds; yields its port, and stops it after."""
     port = free_port()
-    config = uvicorn.Config(
-        app, host=HOST, port=port, ws=LiveFeedProtocol, log_level="warning", **options
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(live_config(app, port, **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

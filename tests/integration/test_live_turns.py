@@ -27,10 +27,10 @@ from app.db.engine import make_engine
 from app.services.store import TournamentStore
 from app.settings import Settings
 from app.web import create_app, live
-from app.web.live_protocol import HttpProtocol, LiveFeedProtocol
+from app.web.live_protocol import HttpProtocol
 from bench.load import HOST, free_port
 from tests.integration.judging_setup import club_opening
-from tests.integration.live_setup import ADMIN_TOKEN, TIMEOUT, open_tournament
+from tests.integration.live_setup import ADMIN_TOKEN, TIMEOUT, live_config, open_tournament
 
 BURST = 40  # subscribe messages sent at once, within the default allowance (100)
 
@@ -50,15 +50,7 @@ def test_a_burst_of_messages_is_taken_one_a_turn_of_the_event_loop(
     )
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings),
-            host=HOST,
-            port=port,
-            http=HttpProtocol,
-            ws=LiveFeedProtocol,
-            loop="asyncio",
-            log_level="warning",
-        )
+        live_config(create_app(settings), port, http=HttpProtocol, loop="asyncio")
     )
     turns = 0
     taken: list[int] = []  # the loop's turn at each message the server took
