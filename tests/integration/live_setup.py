@@ -59,9 +59,10 @@ def live_config(app: Any, port: int, **options: Any) -> uvicorn.Config:
 
 
 @contextmanager
-def uvicorn_in_a_thread(app: Any, **options: Any) -> Iterator[int]:
+def uvicorn_in_a_thread(app: Any, **options: Any) -> Iterator[uvicorn.Server]:
     """uvicorn with the live feed's protocol in a thread of the test's own process, so that
-    the test can look at what the server holds; yields its port, and stops it after."""
+    the test can look at what the server holds; yields the server (its port is
+    `server.config.port`), and stops it after."""
     port = free_port()
     server = uvicorn.Server(live_config(app, port, **options))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -71,7 +72,7 @@ def uvicorn_in_a_thread(app: Any, **options: Any) -> Iterator[int]:
         time.sleep(0.01)
     assert server.started, "uvicorn did not start"
     try:
-        yield port
+        yield server
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -16,12 +16,14 @@ import asyncio
 import gc
 import json
 import time
+import types
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -40,10 +42,10 @@ TIMEOUT = 10.0
 
 
 @contextmanager
-def serving(database_url: str) -> Iterator[int]:
+def serving(database_url: str) -> Iterator[uvicorn.Server]:
     settings = Settings(database_url=database_url, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
-    with uvicorn_in_a_thread(create_app(settings), http=HttpProtocol) as port:
-        yield port
+    with uvicorn_in_a_thread(create_app(settings), http=HttpProtocol) as server:
+        yield server
 
 
 def server_side() -> list[object]:
@@ -63,13 +65,26 @@ def left_behind(before: AbstractSet[int]) -> dict[str, int]:
 
 
 def held_by(before: AbstractSet[int]) -> list[str]:
-    """Who holds what was left, so that a failure says which reference outlived it."""
+    """Who holds what was left, so that a failure says which reference outlived it: the
+    coroutine and the line it waits at, the method a timer or callback will call."""
+    left = [item for item in server_side() if id(item) not in before]
     return [
         f"{type(item).__qualname__} <- "
-        + ", ".join(sorted({type(r).__qualname__ for r in gc.get_referrers(item)}))
-        for item in server_side()
-        if id(item) not in before
+        + ", ".join(sorted({_described(r) for r in gc.get_referrers(item) if r is not left}))
+        for item in left
     ]
+
+
+def _described(referrer: object) -> str:
+    if isinstance(referrer, types.CoroutineType):
+        frame = referrer.cr_frame
+        line = frame.f_lineno if frame is not None else "done"
+        return f"coroutine {referrer.cr_code.co_qualname} at line {line}"
+    if isinstance(referrer, types.MethodType):
+        return f"method {referrer.__func__.__qualname__}"
+    if isinstance(referrer, types.FrameType):
+        return f"frame {referrer.f_code.co_qualname} at line {referrer.f_lineno}"
+    return type(referrer).__qualname__
 
 
 @contextmanager
@@ -107,16 +122,27 @@ def test_a_connection_that_ends_leaves_nothing_for_the_garbage_collector(
 ) -> None:
     url = f"sqlite:///{tmp_path / 'scoreboard.db'}"
     tournament = import_log(url, RoundOne.generate(players=16, seed=3).setup_lines, tmp_path)
-    with serving(url) as port:
+    with serving(url) as server:
+        port = server.config.port
         feed = f"ws://{HOST}:{port}/ws/tournaments/{tournament}?channels=standings"
         with collector_off():
             earlier = server_side()  # held, so that no new object takes one of their ids
             before = {id(item) for item in earlier}
             asyncio.run(follow_and_leave(feed))
-            # the server's handlers finish just after the clients have gone
+            # The server's handlers finish just after the clients have gone. Its own count
+            # of them is cheap to look at; a walk of every object is not: in a worker that
+            # has run a thousand tests it holds the GIL for a good part of a second, and
+            # walked again and again it kept the server's thread from finishing (the test
+            # failed so twice in full runs, never alone).
             deadline = time.monotonic() + TIMEOUT
-            while left_behind(before) and time.monotonic() < deadline:
+            state = server.server_state
+            while (state.connections or state.tasks) and time.monotonic() < deadline:
                 time.sleep(0.05)
+            while True:
+                walked_at = time.monotonic()
+                if not left_behind(before) or walked_at > deadline:
+                    break
+                time.sleep(max(0.05, time.monotonic() - walked_at))  # the GIL half the time
             assert left_behind(before) == {}, held_by(before)
 
 

@@ -60,8 +60,8 @@ def serving(
     app = app or feed_app(outcome)
     with uvicorn_in_a_thread(
         app, ws_per_message_deflate=compression, lifespan="off", **options
-    ) as port:
-        yield f"ws://{HOST}:{port}/ws"
+    ) as server:
+        yield f"ws://{HOST}:{server.config.port}/ws"
 
 
 def read_all(url: str, *, compression: bool) -> tuple[list[bytes | str], int | None]:
