@@ -19,6 +19,7 @@ import logging
 import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -45,8 +46,19 @@ QUEUE_LIMIT = 256  # frames a slow client may have waiting before it is resynchr
 SNAPSHOT_FRESH = 0.5  # seconds a cached snapshot frame (and its server_time) is reused
 SWEEP_INTERVAL = 1.0  # seconds between two looks at the sends in progress
 SEND_SLICE = 500  # clients a flush writes to before it lets the event loop do anything else
+# The longest a flush waits for the answers of the writes that caused it (Feed.run): a client
+# slow to take its answer must not hold the hall's screens back for long.
+ANSWER_WAIT = 0.05
 TOO_SLOW = 4008  # close code: the client could not keep up
 GONE = 4404  # close code: the tournament does not exist
+
+# The answer the request being served still owes its client: the web layer sets it around
+# every write (app/web/__init__.py, answers_first) and resolves it once the answer is sent. A
+# commit made while serving it reaches the live feed with it, and the feed's update waits for
+# that answer: the judge who entered a hand gets the answer first, and no longer waits for the
+# hall's update of the standings and its sends to every follower (issue 14: a hall full of
+# followers, or a hostile client holding 200 of them, put 3 to 4 ms on every judge's answer).
+OWED_ANSWER: ContextVar[asyncio.Future[None] | None] = ContextVar("owed_answer", default=None)
 
 WAKE = b""  # an empty frame is never sent: it wakes a writer that has snapshots to send
 Send = Callable[[bytes], Awaitable[None]]
@@ -141,6 +153,8 @@ class Feed:
     # heartbeat says meanwhile, so that none names a version before its change has gone out
     flushing_from: int | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
+    # The answers owed by the requests whose commits the next update brings (OWED_ANSWER)
+    answers: set[asyncio.Future[None]] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
     boundary: asyncio.TimerHandle | None = None
@@ -176,6 +190,7 @@ class Feed:
             wait = last + FLUSH_INTERVAL - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)  # the rest of the burst joins this update
+            await self._answers_first(loop.time() + self.hub.answer_wait)
             self.dirty.clear()
             last = loop.time()
             try:
@@ -183,6 +198,15 @@ class Feed:
                     await self._flush(self.notified)
             except Exception:
                 log.exception("live feed of tournament %s failed to update", self.tournament_id)
+
+    async def _answers_first(self, deadline: float) -> None:
+        """Wait, until `deadline` at the latest, for the answers owed by the writes whose
+        commits this update brings (OWED_ANSWER), those that came meanwhile included."""
+        loop = asyncio.get_running_loop()
+        while self.answers and (left := deadline - loop.time()) > 0:
+            owed, self.answers = self.answers, set()
+            await asyncio.wait(owed, timeout=left)
+        self.answers.clear()
 
     async def _compute(
         self,
@@ -455,6 +479,7 @@ class Hub:
         # SCOREBOARD_WS_CLOSE_GRACE, whose defaults are the server's)
         self.send_timeout = send_timeout
         self.close_grace = close_grace
+        self.answer_wait = ANSWER_WAIT  # longest an update waits for the answers owed
         self.feeds: dict[int, Feed] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task[None]] = []
@@ -500,17 +525,27 @@ class Hub:
             self.feeds[tournament_id] = feed
         return feed
 
-    def notify(self, tournament_id: int, version: int) -> None:
-        """A change committed (in this process or another): update that feed soon."""
+    def notify(
+        self, tournament_id: int, version: int, answer: asyncio.Future[None] | None = None
+    ) -> None:
+        """A change committed (in this process or another): update that feed soon, once
+        `answer`, owed by the request that committed it, is sent (OWED_ANSWER)."""
         feed = self.feeds.get(tournament_id)
         if feed is not None and version > feed.version:
             feed.notified = max(feed.notified, version)
+            if answer is not None and not answer.done():
+                feed.answers.add(answer)
             feed.dirty.set()
 
     def committed(self, commit: Commit) -> None:
         """The store's subscriber: called in the writing thread, after the commit."""
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.notify, commit.tournament_id, commit.version)
+            answer = OWED_ANSWER.get()
+            if answer is not None and answer.get_loop() is not self.loop:
+                answer = None  # a request of another app's loop (tests): it cannot be awaited
+            self.loop.call_soon_threadsafe(
+                self.notify, commit.tournament_id, commit.version, answer
+            )
 
     async def _heartbeats(self) -> None:
         """Every client hears a heartbeat every HEARTBEAT_INTERVAL, a tenth of them at a time."""

@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import __version__
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
-from app.realtime.hub import Hub
+from app.realtime.hub import OWED_ANSWER, Hub
 from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
@@ -39,12 +39,45 @@ class ScoreboardApp(FastAPI):
         # from an address over its failed sign-ins (guards.refuse_guessers) before FastAPI's
         # own layers or any route see it: a hostile client's requests cost next to nothing.
         if self.front is None:
-            self.front = limit_bodies(refuse_guessers(super().__call__), self.settings)
+            self.front = limit_bodies(
+                refuse_guessers(answers_first(super().__call__)), self.settings
+            )
         await self.front(scope, receive, send)
 
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
         return live.feed_first(head_as_get(super().build_middleware_stack()))
+
+
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def answers_first(app: ASGIApp) -> ASGIApp:
+    """Every write owes its client an answer (hub.OWED_ANSWER), resolved once the answer's
+    last part is sent, or the request ends without one: the live feed's update of what the
+    write committed waits for it, so a judge's answer never waits for the hall's update."""
+
+    async def owing(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in WRITES:
+            await app(scope, receive, send)
+            return
+        answer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def answering(message: Message) -> None:
+            await send(message)
+            last = message["type"] == "http.response.body" and not message.get("more_body")
+            if last and not answer.done():
+                answer.set_result(None)
+
+        owed = OWED_ANSWER.set(answer)
+        try:
+            await app(scope, receive, answering)
+        finally:
+            OWED_ANSWER.reset(owed)
+            if not answer.done():
+                answer.set_result(None)
+
+    return owing
 
 
 def head_as_get(app: ASGIApp) -> ASGIApp:
