@@ -553,21 +553,26 @@ class Hub:
         while True:
             await asyncio.sleep(HEARTBEAT_INTERVAL / HEARTBEAT_SLICES)
             turn = (turn + 1) % HEARTBEAT_SLICES
-            server_time = format_time(self.clock())
-            for feed in list(self.feeds.values()):
-                frame = b""
-                wires: Wires = {}
-                for connection in list(feed.connections):
-                    if connection.heartbeat_slice != turn:
-                        continue
-                    frame = frame or encode(
-                        {
-                            "type": "heartbeat",
-                            "version": feed.heartbeat_version(),
-                            "server_time": server_time,
-                        }
-                    )
-                    connection.offer(None, frame, wires)
+            # In a function of its own: a loop's variables here would keep the last client it
+            # looked at, and all it holds, across the sleep, long after that client had left.
+            self._heartbeat_slice(turn)
+
+    def _heartbeat_slice(self, turn: int) -> None:
+        server_time = format_time(self.clock())
+        for feed in list(self.feeds.values()):
+            frame = b""
+            wires: Wires = {}
+            for connection in list(feed.connections):
+                if connection.heartbeat_slice != turn:
+                    continue
+                frame = frame or encode(
+                    {
+                        "type": "heartbeat",
+                        "version": feed.heartbeat_version(),
+                        "server_time": server_time,
+                    }
+                )
+                connection.offer(None, frame, wires)
 
     async def _sweep(self) -> None:
         """Close every client whose send has been stuck for `send_timeout`: it stopped reading.
@@ -578,11 +583,14 @@ class Hub:
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
             self.sweeps += 1
-            for feed in list(self.feeds.values()):
-                for connection in list(feed.connections):
-                    since = connection.sending_since
-                    if since is not None and self.sweeps - since >= stuck_for:
-                        self._drop_too_slow(feed, connection)
+            self._sweep_once(stuck_for)  # its loop's variables end with it (_heartbeats)
+
+    def _sweep_once(self, stuck_for: int) -> None:
+        for feed in list(self.feeds.values()):
+            for connection in list(feed.connections):
+                since = connection.sending_since
+                if since is not None and self.sweeps - since >= stuck_for:
+                    self._drop_too_slow(feed, connection)
 
     def _drop_too_slow(self, feed: Feed, connection: Connection) -> None:
         # A warning: one screen in the hall that stops taking frames is worth a look (its

@@ -6,10 +6,13 @@ by websockets' own client protocol, as a browser would read it."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import weakref
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.client import ClientProtocol
 from websockets.frames import Opcode
 from websockets.protocol import State
@@ -17,6 +20,7 @@ from websockets.uri import parse_uri
 
 from app.domain.replay import apply_line, replay_lines
 from app.domain.tournament import Tournament
+from app.realtime import hub as hub_module
 from app.realtime.hub import SEND_SLICE, Connection, Feed, Hub, Wires
 
 CLUB_LOG = Path(__file__).resolve().parents[2] / "examples" / "club.jsonl"
@@ -172,3 +176,52 @@ def test_a_flush_lets_the_loop_run_between_slices_and_no_heartbeat_runs_ahead() 
         assert json.loads(payload)["since"] == 7 and json.loads(payload)["version"] == 8
 
     asyncio.run(scenario())
+
+
+# -- the hub's rounds hold no client past its turn -------------------------------------------
+
+
+class QuietStore:
+    """A store that never commits: the hub's own rounds (heartbeats, sweeps) are all that run."""
+
+    def subscribe(self, _: Any) -> None:
+        pass
+
+    def stored_version(self, _: int) -> int | None:
+        return None
+
+
+def test_a_client_that_left_is_held_by_none_of_the_hubs_rounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The heartbeat and sweep rounds kept, across their sleep, the last client they looked
+    at: one that had left stayed in memory, its socket's protocol and buffers with it, until
+    another client came (seen by tests/integration/test_live_garbage.py in a full run:
+    `Connection <- coroutine Hub._sweep`)."""
+    monkeypatch.setattr(hub_module, "SWEEP_INTERVAL", 0.001)
+    monkeypatch.setattr(hub_module, "HEARTBEAT_INTERVAL", 0.001 * hub_module.HEARTBEAT_SLICES)
+
+    async def scenario() -> list[str]:
+        """What still refers to the client that left, while the hub runs on."""
+        hub = Hub(QuietStore(), send_timeout=10.0, close_grace=5.0)  # type: ignore[arg-type]
+        await hub.start()
+        try:
+            feed = Feed(1, hub)
+            hub.feeds[1] = feed
+            client = connection(Socket())
+            feed.connections.add(client)
+            sweeps = hub.sweeps
+            while hub.sweeps < sweeps + 2:
+                await asyncio.sleep(0.001)
+            await asyncio.sleep(0.05)  # every heartbeat slice looked at it too
+            feed.connections.discard(client)  # it left
+            left = weakref.ref(client)
+            del client
+            await asyncio.sleep(0.05)  # the rounds go on, with no client to look at
+            gc.collect()
+            held = left()
+            return [] if held is None else [repr(r)[:80] for r in gc.get_referrers(held)]
+        finally:
+            await hub.stop()
+
+    assert asyncio.run(scenario()) == []
