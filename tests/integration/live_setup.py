@@ -39,7 +39,9 @@ from websockets.exceptions import ConnectionClosed
 from app.realtime.backplane import CHANNEL
 from app.realtime.channels import apply_change
 from app.services.store import TournamentStore
-from app.web.live_protocol import LiveFeedProtocol
+from app.settings import Settings
+from app.web import create_app
+from app.web.live_protocol import HttpProtocol, LiveFeedProtocol
 from bench.load import HOST, Server, free_port, hand_headers
 
 REDIS_ENV = "SCOREBOARD_TEST_REDIS_URL"
@@ -76,6 +78,22 @@ def uvicorn_in_a_thread(app: Any, **options: Any) -> Iterator[uvicorn.Server]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@contextmanager
+def scoreboard_in_a_thread(database_url: str) -> Iterator[uvicorn.Server]:
+    """The scoreboard's app on `database_url`, with the protocols `scoreboard serve` runs it
+    with, in a thread of the test's own process (uvicorn_in_a_thread; `app_state` reaches
+    its store and hub)."""
+    settings = Settings(database_url=database_url, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
+    with uvicorn_in_a_thread(create_app(settings), http=HttpProtocol) as server:
+        yield server
+
+
+def app_state(server: uvicorn.Server) -> dict[str, Any]:
+    """What the app's lifespan handed to its requests: its store and hub among them."""
+    state: dict[str, Any] = server.lifespan.state  # type: ignore[attr-defined]
+    return state
 
 
 def redis_url() -> str:

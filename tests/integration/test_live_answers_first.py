@@ -16,19 +16,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 import uvicorn
-from live_setup import Client, uvicorn_in_a_thread
+from live_setup import Client, app_state, scoreboard_in_a_thread
 
 from app.realtime.source import Commit
 from app.services.store import TournamentStore
-from app.settings import Settings
-from app.web import create_app
 from bench.load import HOST
-from tests.integration.conftest import ADMIN_TOKEN
 from tests.integration.judging_setup import club_opening, hand, self_draw
 
 HELD = 0.3  # seconds the test's subscriber holds the writing thread after each commit
@@ -36,20 +32,13 @@ HELD = 0.3  # seconds the test's subscriber holds the writing thread after each 
 
 @pytest.fixture
 def server(database_url: str) -> Iterator[uvicorn.Server]:
-    settings = Settings(database_url=database_url, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
-    with uvicorn_in_a_thread(create_app(settings)) as running:
+    with scoreboard_in_a_thread(database_url) as running:
         yield running
-
-
-def _state(server: uvicorn.Server) -> dict[str, Any]:
-    """What the app's lifespan handed to its requests: its store and hub among them."""
-    state: dict[str, Any] = server.lifespan.state  # type: ignore[attr-defined]
-    return state
 
 
 async def _enter_a_hand_beside_a_follower(server: uvicorn.Server) -> tuple[float, float]:
     """When the judge's answer came, and when the follower's change came (time.monotonic())."""
-    store: TournamentStore = _state(server)["store"]
+    store: TournamentStore = app_state(server)["store"]
     tid = store.import_log(club_opening()).tournament_id
     token = store.issue_token(tid, 1)
 
@@ -82,7 +71,7 @@ def test_the_judge_is_answered_before_the_followers_get_the_change(
     server: uvicorn.Server,
 ) -> None:
     # Long enough for any machine: the update waits for the answer, however slow it is here.
-    _state(server)["hub"].answer_wait = 10.0
+    app_state(server)["hub"].answer_wait = 10.0
     answered, changed = asyncio.run(_enter_a_hand_beside_a_follower(server))
     assert answered < changed, (
         f"the followers had the change {answered - changed:.3f} s before the judge's answer"
@@ -93,7 +82,7 @@ def test_a_slow_answer_holds_the_followers_back_no_longer_than_the_answer_wait(
     server: uvicorn.Server,
 ) -> None:
     # The answer takes HELD seconds to come; the hall's screens wait a tenth of that at most.
-    _state(server)["hub"].answer_wait = HELD / 10
+    app_state(server)["hub"].answer_wait = HELD / 10
     answered, changed = asyncio.run(_enter_a_hand_beside_a_follower(server))
     assert changed < answered - HELD / 2, (
         f"the followers had the change only {answered - changed:.3f} s before the answer"

@@ -23,29 +23,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from app.realtime.hub import Connection
-from app.settings import Settings
-from app.web import create_app
 from app.web.live_protocol import FrameWriter, HttpProtocol, LiveFeedProtocol
 from bench.load import HOST, RoundOne, import_log
-from tests.integration.live_setup import uvicorn_in_a_thread
+from tests.integration.live_setup import scoreboard_in_a_thread
 
-ADMIN_TOKEN = "live-garbage-admin-token"
 # What a live feed connection is made of on the server: none may outlive its connection.
 SERVER_SIDE = (HttpToolsProtocol, LiveFeedProtocol, FrameWriter, Connection)
 TIMEOUT = 10.0
-
-
-@contextmanager
-def serving(database_url: str) -> Iterator[uvicorn.Server]:
-    settings = Settings(database_url=database_url, admin_token=ADMIN_TOKEN)  # type: ignore[arg-type]
-    with uvicorn_in_a_thread(create_app(settings), http=HttpProtocol) as server:
-        yield server
 
 
 def server_side() -> list[object]:
@@ -122,7 +111,7 @@ def test_a_connection_that_ends_leaves_nothing_for_the_garbage_collector(
 ) -> None:
     url = f"sqlite:///{tmp_path / 'scoreboard.db'}"
     tournament = import_log(url, RoundOne.generate(players=16, seed=3).setup_lines, tmp_path)
-    with serving(url) as server:
+    with scoreboard_in_a_thread(url) as server:
         port = server.config.port
         feed = f"ws://{HOST}:{port}/ws/tournaments/{tournament}?channels=standings"
         with collector_off():
