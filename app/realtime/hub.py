@@ -555,9 +555,9 @@ class Hub:
             turn = (turn + 1) % HEARTBEAT_SLICES
             # In a function of its own: a loop's variables here would keep the last client it
             # looked at, and all it holds, across the sleep, long after that client had left.
-            self._heartbeat_slice(turn)
+            self._send_heartbeats(turn)
 
-    def _heartbeat_slice(self, turn: int) -> None:
+    def _send_heartbeats(self, turn: int) -> None:
         server_time = format_time(self.clock())
         for feed in list(self.feeds.values()):
             frame = b""
