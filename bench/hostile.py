@@ -2,6 +2,7 @@
 
     python -m bench.hostile                  # the figures of the README
     python -m bench.hostile --share-cores    # the hostile client on the server's cores too
+    python -m bench.hostile --judges-beside-server   # the judges on the server's cores
     python -m bench.hostile --costs-only     # only what each hostile request costs the server
     python -m bench.hostile --no-costs --kinds "bad tokens"   # the judges beside one kind
 
@@ -18,12 +19,15 @@ The hostile client is a process of its own, and does at once what issue 14 saw:
 - a 100 MB POST with no token, sent again and again, the body streamed as fast as the
   server takes it;
 - 10,000 bad tokens a minute on the judges' hand route.
-On the day it is another machine on the hall's network. Here, on a machine with two CPUs or
-more, the server and the judges are pinned to the first half of them and the hostile client
-to the other half (sched_setaffinity), so that what is measured is the server's work on the
-attack, not the machine's: the client's own CPU would otherwise be taken from the server.
-With --share-cores (or one CPU) it runs on the same CPUs at nice 10, as before.
-
+On the day the server has its machine, and the tablets and the hostile client are other
+devices on the hall's network. Here, on a machine with two CPUs or more, the server is pinned
+to the first half of them and both clients to the other half (sched_setaffinity): what is
+measured is the server's work on the attack, not the machine's. On the clients' half the
+hostile client runs under SCHED_IDLE, so it takes only CPU the judges' client leaves (the
+judges need little: RATE hands a second), and the judges' time is not the attacker's CPU.
+With --judges-beside-server the judges run on the server's half instead (the placement of
+the session before: the server's work after each answer then delays the judges' own read of
+it). With --share-cores (or one CPU) all three share the CPUs, the hostile client at nice 10.
 First, each kind of hostile request alone for COST_SECONDS, the server otherwise idle: the
 server's CPU seconds (/proc/PID/stat, all its threads) less its idle CPU over the same time,
 per request. Then, in turn, ROUNDS times: the judges' load alone (quiet), then beside the
@@ -126,6 +130,8 @@ def hostile_main(
 ) -> None:
     if cpus is not None:
         os.sched_setaffinity(0, cpus)  # another machine on the hall's network
+        # beside the judges' client: it must not take their CPU (on the day, another device)
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     else:
         os.nice(10)  # on the server's own cores: it must not take their CPU first
     report = Hostile()
@@ -360,19 +366,21 @@ def counted(kind: str, got: Hostile) -> tuple[int, str]:
 
 @dataclass(frozen=True)
 class Cores:
-    """Where each side runs: the server and the judges on `server`, the hostile client on
-    `hostile` (None: on the server's cores too, at nice 10)."""
+    """Where each side runs: the server on `server`, the judges' client on `judges`, the
+    hostile client on `hostile` (None: on the server's cores too, at nice 10)."""
 
     server: set[int]
+    judges: set[int]
     hostile: set[int] | None
 
     @staticmethod
-    def choose(share: bool) -> Cores:
+    def choose(share: bool, judges_beside_server: bool) -> Cores:
         cpus = sorted(os.sched_getaffinity(0))
         if share or len(cpus) < 2:
-            return Cores(set(cpus), None)
+            return Cores(set(cpus), set(cpus), None)
         half = len(cpus) // 2
-        return Cores(set(cpus[:half]), set(cpus[half:]))
+        server, clients = set(cpus[:half]), set(cpus[half:])
+        return Cores(server, server if judges_beside_server else clients, clients)
 
     def describe(self) -> str:
         if self.hostile is None:
@@ -380,9 +388,16 @@ class Cores:
                 f"server, judges and hostile client share CPUs {sorted(self.server)} "
                 "(the hostile client at nice 10)"
             )
+        if self.judges == self.server:
+            return (
+                f"server and judges pinned to CPUs {sorted(self.server)}, hostile client to "
+                f"CPUs {sorted(self.hostile)} (sched_setaffinity; on the day it is another "
+                "machine)"
+            )
         return (
-            f"server and judges pinned to CPUs {sorted(self.server)}, hostile client to CPUs "
-            f"{sorted(self.hostile)} (sched_setaffinity; on the day it is another machine)"
+            f"server pinned to CPUs {sorted(self.server)}, the judges and the hostile client "
+            f"(SCHED_IDLE: it takes only CPU the judges leave) to CPUs {sorted(self.hostile)} "
+            "(sched_setaffinity; on the day they are other devices)"
         )
 
 
@@ -430,6 +445,11 @@ def costs(target: Target, pid: int, cores: Cores) -> list[Cost]:
 def options(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.hostile")
     parser.add_argument("--share-cores", action="store_true", help="the hostile client too")
+    parser.add_argument(
+        "--judges-beside-server",
+        action="store_true",
+        help="the judges' client on the server's cores (the hostile client keeps its own)",
+    )
     parser.add_argument("--costs-only", action="store_true", help="only each request's cost")
     parser.add_argument("--no-costs", action="store_true", help="skip each request's cost")
     parser.add_argument(
@@ -461,7 +481,7 @@ def main() -> None:
     chosen = options(sys.argv[1:])
     share, costs_only, kinds = chosen.share_cores, chosen.costs_only, chosen.kinds
     rounds = chosen.rounds
-    cores = Cores.choose(share)
+    cores = Cores.choose(share, chosen.judges_beside_server)
     print(f"machine: {machine()}")
     os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
     print(f"cores: {cores.describe()}")
@@ -485,6 +505,7 @@ def main() -> None:
         tokens = issue_tokens(url, tid, round_one.tables)
         server = Server(url, free_port(), folder / "server.log")
         server.start(ready_within=120.0)  # a machine busy with other work starts slowly
+        os.sched_setaffinity(0, cores.judges)  # the judges are asyncio tasks of this process
         try:
             assert server.process is not None
             pid = server.process.pid
