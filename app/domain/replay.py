@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
-from app.domain.ariari import END_WORDS, Game
+from app.domain.ariari import END_WORDS, EndReason, Game
+from app.domain.clocks import Phase
 from app.domain.errors import LogError, MalformedInput, RuleViolation
+from app.domain.hands import PlayerId
 from app.domain.log import (
     Event,
     HandRecorded,
@@ -19,8 +21,107 @@ from app.domain.log import (
     parse_time,
 )
 from app.domain.numbers import exact, exact_scaled, shown, shown_scaled
-from app.domain.standings import Standing, Standings, TieAtCut
+from app.domain.round_state import SeatName
+from app.domain.standings import Standing, Standings, Status, TieAtCut
 from app.domain.tournament import SEAT_NAMES, TableClock, Tournament
+
+# The report's shapes, as JSON goes out: typed, so that every reader of a row, a cut or a
+# clock (the read model, the feeds, the pages) is checked against what is sent. Key order is
+# the order the JSON has.
+
+
+class TieData(TypedDict):
+    """rule ST-7: a tie at the cut and how the tie-break (ST-4) and the draw (ST-5) decide it."""
+
+    total: str
+    players: list[PlayerId]
+    places: int
+    hands: dict[str, list[int]]
+    advance_by_hands: list[PlayerId]
+    draw_among: list[PlayerId]
+    draw_places: int
+    draw_seed: str | None
+    draw_winners: list[PlayerId] | None
+    draw_pending: bool
+
+
+class CutData(TypedDict):
+    advance: int
+    line_total: str | None
+    next_total: str | None
+    tie: TieData | None
+
+
+class StandingsHeader(TypedDict):
+    """What a standings report says besides its rows: the round and its cut line."""
+
+    round: int
+    advance: int | None
+    ended: bool
+    cut: CutData | None
+
+
+class StandingRowData(TypedDict):
+    player: PlayerId
+    rank: int
+    carry_in: str  # exact, a reduced fraction (rule SC-4)
+    play: str
+    total: str
+    shown: str  # 2 decimals, rounded down (rule SC-5)
+    status: Status
+    position: int
+    above_cut: bool | None
+    distance: str | None  # to the cut line (rule ST-3)
+    distance_shown: str | None
+
+
+class StandingsData(StandingsHeader):
+    standings: list[StandingRowData]
+
+
+class ClockData(TypedDict):
+    """A table's clock: server time and deadlines, never ticks (rule CL-6)."""
+
+    round: int
+    segment: int
+    table: int
+    group: str | None
+    phase: Phase
+    server_time: str
+    starts_at: str | None
+    deadline: str | None
+    seconds_left: int | None
+    seconds_over: int | None
+    break_ends: str | None
+    break_seconds_left: int | None
+    hands_completed: int
+    planned_hands: int
+    play_all: bool
+
+
+class GamePlayerData(TypedDict):
+    player: PlayerId
+    seat: SeatName
+    points: int
+    place: int | None
+    bets: int | None
+    uma: int | None
+    result: int
+
+
+class GameData(TypedDict):
+    """One Ari Ari game as it stands (rules AA-12 to AA-17)."""
+
+    segment: int
+    table: int
+    hands: int
+    ended: bool
+    end_rule: EndReason | None
+    end: str | None
+    dealer: PlayerId | None
+    counters: int
+    bets: int
+    players: list[GamePlayerData]
 
 
 def replay_lines(
@@ -139,7 +240,7 @@ def _games_report(tournament: Tournament, round_number: int) -> dict[str, Any]:
     return {"games": games} if tournament.format.game is not None else {}
 
 
-def game_report(segment: int, table_number: int, game: Game) -> dict[str, Any]:
+def game_report(segment: int, table_number: int, game: Game) -> GameData:
     """One Ari Ari game as it stands: while it is played, the dealer, counters and bets
     for the next hand; once it has ended, each player's place, leftover bets, uma and
     result (rules AA-12 to AA-17). `result` is the game's part of the play score."""
@@ -170,13 +271,13 @@ def game_report(segment: int, table_number: int, game: Game) -> dict[str, Any]:
     }
 
 
-def standings_report(standings: Standings, advance: int | None) -> dict[str, Any]:
+def standings_report(standings: Standings, advance: int | None) -> StandingsData:
     """One round's standings, in the shape of CONTRACT.md §2 (also served by the API)."""
     rows = [standing_row(row) for row in standings.rows]
     return {**standings_header(standings, advance), "standings": rows}
 
 
-def standings_header(standings: Standings, advance: int | None) -> dict[str, Any]:
+def standings_header(standings: Standings, advance: int | None) -> StandingsHeader:
     """What a standings report says besides its rows: the round and its cut line."""
     cut = standings.cut
     return {
@@ -194,7 +295,7 @@ def standings_header(standings: Standings, advance: int | None) -> dict[str, Any
     }
 
 
-def standing_row(row: Standing) -> dict[str, Any]:
+def standing_row(row: Standing) -> StandingRowData:
     distance, denominator = row.distance_scaled, row.denominator
     return {
         "player": row.player,
@@ -212,7 +313,7 @@ def standing_row(row: Standing) -> dict[str, Any]:
     }
 
 
-def _tie_report(tie: TieAtCut) -> dict[str, Any]:
+def _tie_report(tie: TieAtCut) -> TieData:
     """rule ST-7: how the tie-break decides a tie at the line (now, or as it was decided)."""
     return {
         "total": exact(tie.total),
@@ -228,7 +329,7 @@ def _tie_report(tie: TieAtCut) -> dict[str, Any]:
     }
 
 
-def clock_report(table_clock: TableClock) -> dict[str, Any]:
+def clock_report(table_clock: TableClock) -> ClockData:
     """A table's clock as JSON: server time and deadlines, never ticks (rule CL-6)."""
     clock = table_clock.clock
     return {

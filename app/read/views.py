@@ -13,7 +13,9 @@ either knowing the other.
 Channels (CONTRACT §3): `standings` (the current round, with the cut line and every
 player's distance to it), `clocks` (every table's clock as server times and deadlines,
 never ticks: rule CL-6), `table:N` (one table of the current round) and `player:ID`.
-A state is a plain JSON-able dict, the same one a snapshot sends.
+A state is the JSON a snapshot sends, typed (the TypedDicts below, over the report's shapes
+in app/domain/replay.py): a dict at run time, so the live feed compares and sends it as it
+is, and every reader of a field is checked against what is sent.
 """
 
 from __future__ import annotations
@@ -21,18 +23,23 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from app.domain import clocks
 from app.domain.hands import PlayerId
 from app.domain.log import PenaltyGiven, format_time
 from app.domain.replay import (
+    ClockData,
+    GameData,
+    StandingRowData,
+    StandingsHeader,
     clock_report,
     game_report,
     standing_row,
     standings_header,
     standings_report,
 )
+from app.domain.round_state import SeatName
 from app.domain.rulesets import result_to_log
 from app.domain.standings import Standing, Standings
 from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegment, Tournament
@@ -40,6 +47,116 @@ from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegme
 # Fields of a clock report that follow from the time alone: a display computes them from
 # the server time and the deadline, so they are not sent, and they never make a change.
 TICKING = ("server_time", "seconds_left", "seconds_over", "break_seconds_left")
+
+
+class ClockRow(TypedDict):
+    """A table's clock as the `clocks` and `table:N` channels carry it: ClockData without
+    the TICKING fields."""
+
+    round: int
+    segment: int
+    table: int
+    group: str | None
+    phase: clocks.Phase
+    starts_at: str | None
+    deadline: str | None
+    break_ends: str | None
+    hands_completed: int
+    planned_hands: int
+    play_all: bool
+
+
+class StandingsState(StandingsHeader):
+    """The `standings` channel: the current round with its cut line, each player's row by
+    id, in the order of the list."""
+
+    rows: dict[str, StandingRowData]
+
+
+class ClocksState(TypedDict):
+    """The `clocks` channel: every table's clock of the current round, by table number."""
+
+    round: int
+    tables: dict[str, ClockRow]
+
+
+class HandAtTable(TypedDict):
+    hand: int
+    dealer: PlayerId | None
+    deltas: dict[str, int]  # rule SC-1: zero-sum
+    value: int | None
+    winner: PlayerId | None
+    # Ari Ari tables: what the tablet needs to review a correction (rules AA-5, AA-6, AA-8)
+    counters: NotRequired[int]
+    bets_before: NotRequired[int]
+    passes: NotRequired[int]
+    result: NotRequired[dict[str, Any]]  # the hand's result as its log line has it
+
+
+class DealAtTable(TypedDict):
+    hand: int
+    time: str  # rule CL-3: when the tiles were dealt
+
+
+class TableGame(GameData):
+    points: dict[str, int]
+    passes: int  # how often the deal has passed (rule AA-8, for the wind)
+
+
+class UnseatedTable(TypedDict):
+    """A `table:N` the current round has seated in no segment (yet)."""
+
+    round: int
+    table: int
+    segment: None
+
+
+class TableState(TypedDict):
+    """The `table:N` channel: one table of the current round, in the segment it is playing
+    now (or about to)."""
+
+    round: int
+    table: int
+    segment: int
+    group: str | None
+    seats: dict[SeatName, PlayerId]
+    hands: list[HandAtTable]
+    deals: list[DealAtTable]
+    next_hand: int | None
+    next_dealer: PlayerId | None
+    clock: ClockRow | None
+    game: NotRequired[TableGame]  # Ari Ari tables
+
+
+class SeatInSegment(TypedDict):
+    segment: int
+    table: int
+    seat: SeatName
+
+
+class UnregisteredPlayer(TypedDict):
+    """A `player:ID` of no registered player."""
+
+    player: str
+    registered: Literal[False]
+
+
+class PlayerState(TypedDict):
+    """The `player:ID` channel: a player's standing in the round and where they sit."""
+
+    player: PlayerId
+    registered: Literal[True]
+    name: str
+    country: str | None
+    round: int
+    standing: StandingRowData | None  # None for a substitute (rule FM-9)
+    seats: list[SeatInSegment]
+    winning_hands: list[int]
+
+
+ChannelState = (
+    StandingsState | ClocksState | TableState | UnseatedTable | PlayerState | UnregisteredPlayer
+)
 
 
 def in_tournament(tournament: Tournament, channel: str) -> bool:
@@ -72,21 +189,21 @@ class LiveStandings:
     changes, only the rows it has made so far (`made`) grow.
     """
 
-    header: dict[str, Any]  # round, advance, ended, cut (standings_header)
+    header: StandingsHeader
     standings: Standings
     order: list[str]  # the players by position
     bases: dict[str, Base]  # player -> (carry_in_scaled, play, total_scaled, denominator)
     index: dict[str, int]  # player -> index of their row in standings.rows
     # Rows of the state before, by their Standing: a row whose Standing is the same is reused
-    earlier: Mapping[Standing, dict[str, Any]] = dataclasses.field(default_factory=dict)
-    made: dict[Standing, dict[str, Any]] = dataclasses.field(default_factory=dict)
-    _full: dict[str, Any] | None = None
+    earlier: Mapping[Standing, StandingRowData] = dataclasses.field(default_factory=dict)
+    made: dict[Standing, StandingRowData] = dataclasses.field(default_factory=dict)
+    _full: StandingsState | None = None
 
     @staticmethod
     def of(
         standings: Standings,
         advance: int | None,
-        earlier: Mapping[Standing, dict[str, Any]] | None = None,
+        earlier: Mapping[Standing, StandingRowData] | None = None,
     ) -> LiveStandings:
         order = [str(row.player) for row in standings.rows]
         return LiveStandings(
@@ -101,10 +218,11 @@ class LiveStandings:
             earlier if earlier is not None else {},
         )
 
-    def row(self, player: str) -> dict[str, Any] | None:
+    def row(self, player: str) -> StandingRowData | None:
         index = self.index.get(player)
-        if index is None:
-            return None
+        return None if index is None else self._row_at(index)
+
+    def _row_at(self, index: int) -> StandingRowData:
         standing = self.standings.rows[index]
         made = self.made.get(standing)
         if made is None:
@@ -114,16 +232,16 @@ class LiveStandings:
             self.made[standing] = made
         return made
 
-    def full(self) -> dict[str, Any]:
+    def full(self) -> StandingsState:
         """The state a snapshot sends (what States.standings() gives)."""
         if self._full is None:
-            rows = {player: self.row(player) for player in self.order}
+            rows = {player: self._row_at(index) for index, player in enumerate(self.order)}
             self._full = {**self.header, "rows": rows}
             self.earlier = {}  # every row is in `made` now
         return self._full
 
 
-LiveState = Mapping[str, Any] | LiveStandings  # what the feed holds for a channel
+LiveState = ChannelState | LiveStandings  # what the feed holds for a channel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,16 +283,16 @@ class States:
         self,
         tournament: Tournament,
         now: datetime,
-        earlier: Mapping[Standing, dict[str, Any]] | None = None,
+        earlier: Mapping[Standing, StandingRowData] | None = None,
     ) -> None:
         self.tournament = tournament
         self.now = now
         self.earlier = earlier  # standings rows made before, by Standing (LiveStandings)
         self._standings: LiveStandings | None = None
         self._table_clocks: list[TableClock] | None = None
-        self._clocks: dict[str, dict[str, Any]] | None = None
+        self._clocks: dict[str, ClockRow] | None = None
 
-    def of(self, channel: str) -> dict[str, Any]:
+    def of(self, channel: str) -> ChannelState:
         kind, _, argument = channel.partition(":")
         if kind == "standings":
             return self.standings()
@@ -197,7 +315,7 @@ class States:
             )
         return self._standings
 
-    def standings(self) -> dict[str, Any]:
+    def standings(self) -> StandingsState:
         return self.live_standings().full()
 
     def table_clocks(self) -> list[TableClock]:
@@ -211,17 +329,15 @@ class States:
         """next_clock_boundary at `now` (`after`: strictly after it)."""
         return next_clock_boundary(self.tournament, self.now, self.table_clocks(), after=after)
 
-    def clock_rows(self) -> dict[str, dict[str, Any]]:
+    def clock_rows(self) -> dict[str, ClockRow]:
         if self._clocks is None:
-            self._clocks = {}
-            for table_clock in self.table_clocks():
-                row = clock_report(table_clock)
-                for field in TICKING:
-                    row.pop(field)
-                self._clocks[str(table_clock.table)] = row
+            self._clocks = {
+                str(table_clock.table): clock_row(clock_report(table_clock))
+                for table_clock in self.table_clocks()
+            }
         return self._clocks
 
-    def table(self, table: int) -> dict[str, Any]:
+    def table(self, table: int) -> TableState | UnseatedTable:
         """One table of the current round, in the segment it is playing now (or about to)."""
         tournament = self.tournament
         current = tournament.current_round
@@ -236,7 +352,7 @@ class States:
         segment = clock["segment"] if clock is not None else segments[0]
         view = table_view(tournament, current, segment, table)
         seated = view.seated
-        state = {
+        state: TableState = {
             "round": view.round,
             "table": view.table,
             "segment": view.segment,
@@ -266,7 +382,9 @@ class States:
             _add_game(state, seated, segment, table)
         return state
 
-    def player(self, player_id: str, round_number: int | None = None) -> dict[str, Any]:
+    def player(
+        self, player_id: str, round_number: int | None = None
+    ) -> PlayerState | UnregisteredPlayer:
         """One player in the current round (or in `round_number`, once it is over): their
         standing and where they sit."""
         tournament = self.tournament
@@ -294,12 +412,6 @@ class States:
         }
 
 
-class SeatInSegment(TypedDict):
-    segment: int
-    table: int
-    seat: str  # a wind of SEAT_NAMES
-
-
 @dataclasses.dataclass(frozen=True)
 class PlayerRound:
     """One player's round as every reader shows it: the live `player:ID` channel, the
@@ -307,14 +419,14 @@ class PlayerRound:
     `standing` is the player's standings row, None for a substitute (rule FM-9)."""
 
     round: int
-    standing: dict[str, Any] | None
+    standing: StandingRowData | None
     seats: list[SeatInSegment]
     winning_hands: list[int]  # best first: what breaks a tie at the line (rule ST-4)
     penalties: list[PenaltyGiven]  # rule PN-1
 
 
 def player_round(
-    state: RoundState, player: PlayerId, standing: dict[str, Any] | None
+    state: RoundState, player: PlayerId, standing: StandingRowData | None
 ) -> PlayerRound:
     return PlayerRound(
         round=state.number,
@@ -333,12 +445,18 @@ def penalties_of(state: RoundState, player: PlayerId) -> list[PenaltyGiven]:
     return [given for given in state.penalties if given.player == player]
 
 
-def row_of(rows: Iterable[dict[str, Any]], player: PlayerId) -> dict[str, Any] | None:
+def row_of(rows: Iterable[StandingRowData], player: PlayerId) -> StandingRowData | None:
     """A player's row of a standings report's rows, None when they have none."""
     return next((row for row in rows if row["player"] == player), None)
 
 
-def _add_game(state: dict[str, Any], seated: TableSegment, segment: int, table: int) -> None:
+def clock_row(report: ClockData) -> ClockRow:
+    """A clock report without the fields that follow from the time alone (TICKING)."""
+    # the report's keys in their order, less four: the same JSON the channel always sent
+    return cast(ClockRow, {key: value for key, value in report.items() if key not in TICKING})
+
+
+def _add_game(state: TableState, seated: TableSegment, segment: int, table: int) -> None:
     """An Ari Ari table's game for the judge's tablet and the table overlay: the points, the
     dealer, counters and riichi bets of the next hand (rules AA-5, AA-6, AA-8), and of each
     hand played, so that the tablet can review a correction as the server will play it."""

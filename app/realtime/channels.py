@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from app.domain.numbers import exact, shown
 from app.domain.standings import distance_to_cut, status_in_round
@@ -54,13 +54,20 @@ def standings_change(old: LiveStandings, new: LiveStandings) -> dict[str, Any] |
     }
     removed = [player for player in old.order if player not in new.bases]
     moves = _moves_in_order(old.order, new.order, new.bases)
-    fields = {k: v for k, v in new.header.items() if k not in old.header or old.header[k] != v}
+    old_header: Mapping[str, object] = old.header
+    fields = {k: v for k, v in new.header.items() if k not in old_header or old_header[k] != v}
     if not (rows or removed or moves or fields):
         return None
     return {"mode": "moves", "data": {**fields, "rows": rows, "removed": removed, "moves": moves}}
 
 
-def change(channel: str, old: LiveState, new: LiveState) -> dict[str, Any] | None:
+def as_json(state: LiveState) -> Mapping[str, Any]:
+    """A channel's state as the JSON a snapshot sends. A change is worked out on that JSON,
+    key by key, whatever the channel, as a client applies it (apply_change, live.js)."""
+    return state.full() if isinstance(state, LiveStandings) else cast(Mapping[str, Any], state)
+
+
+def change(channel: str, old_state: LiveState, new_state: LiveState) -> dict[str, Any] | None:
     """What turns `old` into `new`, or None when nothing changed.
 
     The standings send `mode: "moves"` (standings_moves); the clocks send only the rows that
@@ -68,10 +75,9 @@ def change(channel: str, old: LiveState, new: LiveState) -> dict[str, Any] | Non
     the whole state (`mode: "replace"`). A new round is always a replace: nearly every row
     changes.
     """
-    if isinstance(old, LiveStandings) and isinstance(new, LiveStandings):
-        return standings_change(old, new)
-    old = old.full() if isinstance(old, LiveStandings) else old
-    new = new.full() if isinstance(new, LiveStandings) else new
+    if isinstance(old_state, LiveStandings) and isinstance(new_state, LiveStandings):
+        return standings_change(old_state, new_state)
+    old, new = as_json(old_state), as_json(new_state)
     if old == new:
         return None
     kind = channel_kind(channel)

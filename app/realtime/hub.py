@@ -29,7 +29,7 @@ from websockets.frames import Frame, Opcode
 from app.domain.log import format_time
 from app.domain.tournament import Tournament
 from app.read.views import LiveStandings, LiveState, States, in_tournament
-from app.realtime.channels import TIMED, change, channel_kind
+from app.realtime.channels import TIMED, as_json, change, channel_kind
 from app.realtime.source import Commit, TournamentSource
 
 log = logging.getLogger(__name__)
@@ -407,7 +407,7 @@ class Feed:
                 "channel": channel,
                 "version": version,
                 "server_time": format_time(self.hub.clock()),
-                "data": state.full() if isinstance(state, LiveStandings) else state,
+                "data": as_json(state),
             }
             cached = (version, encode(message))
             self.snapshots[channel] = cached

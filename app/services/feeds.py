@@ -25,14 +25,22 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
 from app.domain.ariari import points_shown
-from app.domain.replay import clock_report
+from app.domain.hands import PlayerId
+from app.domain.replay import ClockData, StandingRowData, clock_report
 from app.domain.tournament import SEAT_NAMES, Tournament
-from app.read.views import States, next_tick
+from app.read.views import (
+    ClockRow,
+    PlayerState,
+    SeatInSegment,
+    StandingsState,
+    States,
+    TableState,
+    next_tick,
+)
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 
@@ -110,44 +118,45 @@ def names(tournament: Tournament) -> dict[str, dict[str, str | None]]:
 
 
 def to_cut(
-    standing: Mapping[str, Any], *, exact: bool = False, minus: str = "-", points: bool = False
+    standing: StandingRowData, *, exact: bool = False, minus: str = "-", points: bool = False
 ) -> str | None:
     """rule ST-3 as one signed figure: the margin over the line (+) or the points a player
     below it needs (-); 0 when level with the line. With `points` (an Ari Ari round), whole
     points with thousands separators ("+3,000"), not the 2 decimals of SC-5."""
-    distance = standing.get("distance") if exact else distance_shown(standing, points=points)
+    distance = standing["distance"] if exact else distance_shown(standing, points=points)
     if distance is None:
         return None
     if distance.strip("0.") == "":
         return distance
-    return f"+{distance}" if standing.get("above_cut") else f"{minus}{distance}"
+    return f"+{distance}" if standing["above_cut"] else f"{minus}{distance}"
 
 
-def ordered(standings: Mapping[str, Any]) -> list[dict[str, Any]]:
+def ordered(standings: StandingsState) -> list[StandingRowData]:
     """A standings state's rows in the order of the list (after any tie-break, rule ST-4)."""
     return sorted(standings["rows"].values(), key=lambda row: row["position"])
 
 
-def around_cut(standings: Mapping[str, Any], band: int = CUT_BAND) -> list[dict[str, Any]]:
+def around_cut(standings: StandingsState, band: int = CUT_BAND) -> list[StandingRowData]:
     """The players nearest the cut line: `band` above it and `band` below (rule ST-3)."""
-    advance = standings.get("advance")
+    advance = standings["advance"]
     if advance is None:
         return []
     return [row for row in ordered(standings) if advance - band < row["position"] <= advance + band]
 
 
-def total_shown(standing: Mapping[str, Any], *, points: bool = False) -> str:
+def total_shown(standing: StandingRowData, *, points: bool = False) -> str:
     """A standing's total as titles show it: the 2 decimals of SC-5, or for an Ari Ari
     round (`points`) whole points with thousands separators ("13,200", AA-17)."""
     return points_shown(standing["total"]) if points else str(standing["shown"])
 
 
-def distance_shown(standing: Mapping[str, Any], *, points: bool = False) -> str | None:
+def distance_shown(standing: StandingRowData, *, points: bool = False) -> str | None:
     """A standing's distance to the cut (rule ST-3), unsigned, as titles show it: the 2
     decimals of SC-5, or Ari Ari points (`points`); None without a cut."""
-    if standing.get("distance") is None:
+    distance = standing["distance"]
+    if distance is None:
         return None
-    return points_shown(standing["distance"]) if points else str(standing["distance_shown"])
+    return points_shown(distance) if points else str(standing["distance_shown"])
 
 
 def is_ariari(tournament: Tournament) -> bool:
@@ -155,7 +164,9 @@ def is_ariari(tournament: Tournament) -> bool:
     return tournament.format.ruleset == "ariari"
 
 
-def standing_row(standing: Mapping[str, Any], who: Mapping[str, Any], points: bool = False) -> Row:
+def standing_row(
+    standing: StandingRowData, who: Mapping[str, str | None], points: bool = False
+) -> Row:
     return {
         "Position": standing["position"],
         "Rank": standing["rank"],
@@ -171,20 +182,18 @@ def standing_row(standing: Mapping[str, Any], who: Mapping[str, Any], points: bo
     }
 
 
-def current_seat(
-    player: Mapping[str, Any], clock_rows: Mapping[str, Mapping[str, Any]]
-) -> dict[str, Any] | None:
+def current_seat(player: PlayerState, clock_rows: Mapping[str, ClockRow]) -> SeatInSegment | None:
     """Where a player sits now: the seat in the segment their table's clock is in."""
-    for seat in player.get("seats", ()):
+    for seat in player["seats"]:
         clock = clock_rows.get(str(seat["table"]))
         if clock is not None and clock["segment"] == seat["segment"]:
-            return dict(seat)
+            return seat.copy()
     return None
 
 
-def segment_scores(table: Mapping[str, Any]) -> dict[str, int]:
+def segment_scores(table: TableState) -> dict[str, int]:
     """Each seated player's points in the table's segment so far (sum of hand deltas)."""
-    scores = dict.fromkeys(table["seats"].values(), 0)
+    scores: dict[PlayerId, int] = dict.fromkeys(table["seats"].values(), 0)
     for hand in table["hands"]:
         for player, delta in hand["deltas"].items():
             scores[player] = scores.get(player, 0) + delta
@@ -219,24 +228,23 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
         return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))
     if name == "clocks":
         # The clock reports with their seconds (the channel's rows leave them to displays).
-        rows = [clock_report(table_clock) for table_clock in states.table_clocks()]
-        return Feed(CLOCK_COLUMNS, [_clock_row(row, ariari) for row in rows])
+        reports = [clock_report(table_clock) for table_clock in states.table_clocks()]
+        return Feed(CLOCK_COLUMNS, [_clock_row(report, ariari) for report in reports])
     if name.startswith(PLAYER_PREFIX):
         return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX), ariari)])
     raise NotFound(f"there is no feed {name!r}: the feeds are {', '.join(NAMES)} and player-ID")
 
 
-def planned_hands(clock: Mapping[str, Any], ariari: bool) -> int | None:
-    """The hands a segment plans. An Ari Ari game plans none (AA-23: it ends by its own
-    rules; the 100 its clock carries is the cap on a game, not a plan): null while it is
-    played, and the hands it had once it has ended."""
-    if ariari and clock.get("phase") not in ("finished", "finished_short"):
+def planned_hands(clock: ClockRow | ClockData | None, ariari: bool) -> int | None:
+    """The hands a segment plans (None without a clock). An Ari Ari game plans none (AA-23:
+    it ends by its own rules; the 100 its clock carries is the cap on a game, not a plan):
+    null while it is played, and the hands it had once it has ended."""
+    if clock is None or (ariari and clock["phase"] not in ("finished", "finished_short")):
         return None
-    planned: int | None = clock.get("planned_hands")
-    return planned
+    return clock["planned_hands"]
 
 
-def _clock_row(row: Mapping[str, Any], ariari: bool = False) -> Row:
+def _clock_row(row: ClockData, ariari: bool = False) -> Row:
     seconds_over = row["seconds_over"]
     left = row["seconds_left"] if seconds_over is None else -seconds_over
     return {
@@ -268,15 +276,17 @@ def minutes_seconds(seconds: int | None) -> str | None:
 
 
 def _table_rows(
-    states: States, who: Mapping[str, Mapping[str, Any]], ariari: bool = False
+    states: States, who: Mapping[str, Mapping[str, str | None]], ariari: bool = False
 ) -> list[Row]:
-    def name_of(player: Any) -> str | None:
+    def name_of(player: PlayerId | None) -> str | None:
         return None if player is None else who.get(str(player), {}).get("name")
 
-    rows = []
+    rows: list[Row] = []
     for number in states.clock_rows():
         table = states.table(int(number))
-        clock = table["clock"] or {}
+        if table["segment"] is None:  # every table with a clock is seated
+            continue
+        clock = table["clock"]
         seats = table["seats"]
         scores = segment_scores(table)
         rows.append(
@@ -291,9 +301,9 @@ def _table_rows(
                 "Planned hands": planned_hands(clock, ariari),
                 "Next hand": table["next_hand"],
                 "Dealer": name_of(table["next_dealer"]),
-                "Phase": clock.get("phase"),
-                "Starts at": clock.get("starts_at"),
-                "Deadline": clock.get("deadline"),
+                "Phase": None if clock is None else clock["phase"],
+                "Starts at": None if clock is None else clock["starts_at"],
+                "Deadline": None if clock is None else clock["deadline"],
             }
         )
     return rows
@@ -310,13 +320,13 @@ def _player_row(states: States, player_id: str, ariari: bool = False) -> Row:
         row.update(Player=str(player["player"]), Name=who["name"], Country=who["country"])
     else:
         row = standing_row(standing, who, ariari)
-    seat = current_seat(player, states.clock_rows()) or {}
+    seat = current_seat(player, states.clock_rows())
     return {
         **row,
         "Round": player["round"],
-        "Segment": seat.get("segment"),
-        "Table": seat.get("table"),
-        "Seat": seat.get("seat"),
+        "Segment": None if seat is None else seat["segment"],
+        "Table": None if seat is None else seat["table"],
+        "Seat": None if seat is None else seat["seat"],
     }
 
 

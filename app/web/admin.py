@@ -471,7 +471,7 @@ def end_round(
         seed_generated=body.draw_seed is None and event.draw_seed is not None,
         reason=event.reason,
         unfinished=unfinished_answer(unfinished),
-        standings=RoundStandings(**ended),
+        standings=RoundStandings.model_validate(ended),
     )
 
 

@@ -27,6 +27,7 @@ from app.domain.errors import IllegalMove
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
 from app.domain.numbers import exact, shown
+from app.domain.replay import StandingRowData
 from app.domain.slips import Slip, seating_slips
 from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
@@ -527,8 +528,8 @@ def _results(
 def _result_row(
     kind: str,
     round_number: int,
-    standing: Mapping[str, Any],
-    ranked: Mapping[str, Any],
+    standing: StandingRowData,
+    ranked: Mapping[str, Any],  # a standings row, or a place of the final ranking
     players: Mapping[PlayerId, PlayerRegistered],
     points: bool = False,
 ) -> dict[str, Any]:

@@ -29,8 +29,17 @@ from fastapi.responses import HTMLResponse
 
 from app.domain.ariari import points_shown
 from app.domain.log import format_time
+from app.domain.replay import StandingRowData
 from app.domain.tournament import SEAT_NAMES, Tournament
-from app.read.views import States
+from app.read.views import (
+    ClockRow,
+    PlayerState,
+    StandingsState,
+    States,
+    TableState,
+    UnregisteredPlayer,
+    UnseatedTable,
+)
 from app.services import feeds
 from app.services.errors import NotFound
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
@@ -38,7 +47,8 @@ from app.web.pages import render
 
 router = APIRouter(prefix="/overlay", include_in_schema=False)
 
-Names = Mapping[str, Mapping[str, Any]]
+Names = Mapping[str, Mapping[str, str | None]]
+Rounds = Mapping[str, Mapping[str, str]]  # round number -> its name and its segment's word
 Row = dict[str, Any]
 Background = Annotated[str | None, Query(description="green: a chroma-key background")]
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
@@ -55,7 +65,7 @@ def on_screen(figure: str) -> str:
 
 
 def board_rows(
-    rows: Sequence[Mapping[str, Any]], advance: int | None, who: Names, points: bool = False
+    rows: Sequence[StandingRowData], advance: int | None, who: Names, points: bool = False
 ) -> list[Row]:
     """Standings rows as the boards show them; `last_in` marks the row above the cut line.
     `points`: an Ari Ari round, whose figures are whole points (feeds.total_shown)."""
@@ -86,16 +96,16 @@ def format_clock(seconds: int | None) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def segment_title(rounds: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+def segment_title(rounds: Rounds, row: ClockRow | TableState) -> str:
     names = rounds.get(str(row["round"]), {"name": f"Round {row['round']}", "segment": "Segment"})
     return f"{names['name']} \u00b7 {names['segment']} {row['segment']}"
 
 
-def session_title(rounds: Mapping[str, Any], session: Sequence[Mapping[str, Any]]) -> str:
+def session_title(rounds: Rounds, session: Sequence[ClockRow]) -> str:
     """The segment a clock times, with the group or groups of round 1 it times (rule FM-2):
     "Round 1 · Group A · Half 1", or "Groups A and B" when both play on one schedule."""
     lead = session[0]
-    groups = sorted({str(row["group"]) for row in session if row.get("group")})
+    groups = sorted({str(row["group"]) for row in session if row["group"]})
     if not groups:
         return segment_title(rounds, lead)
     names = rounds.get(str(lead["round"]), {"name": f"Round {lead['round']}", "segment": "Segment"})
@@ -104,9 +114,9 @@ def session_title(rounds: Mapping[str, Any], session: Sequence[Mapping[str, Any]
 
 
 def clock_view(
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[ClockRow],
     now: datetime,
-    rounds: Mapping[str, Any],
+    rounds: Rounds,
     points: bool = False,
 ) -> dict[str, str]:
     """The clock of a session (the tables that share a segment, a start and a deadline:
@@ -117,9 +127,12 @@ def clock_view(
     session = [row for row in rows if _session_key(row) == shared]
     lead = session[0]
     title = session_title(rounds, session)
-    on_break = [row for row in session if row["phase"] == "break" and row["break_ends"]]
-    if on_break:
-        return {"title": title, "time": _left(on_break[0]["break_ends"], now), "note": "Break"}
+    break_ends = next(
+        (row["break_ends"] for row in session if row["phase"] == "break" and row["break_ends"]),
+        None,
+    )
+    if break_ends:
+        return {"title": title, "time": _left(break_ends, now), "note": "Break"}
     if all(row["phase"] in DONE for row in session):
         return {"title": title, "time": format_clock(None), "note": "All finished"}
     if lead["starts_at"] and seconds_until(lead["starts_at"], now) > 0:
@@ -145,9 +158,9 @@ def clock_view(
 
 
 def table_clock(
-    row: Mapping[str, Any] | None,
+    row: ClockRow | None,
     now: datetime,
-    rounds: Mapping[str, Any],
+    rounds: Rounds,
     points: bool = False,
 ) -> str:
     """A table's clock in its header, when it runs against a time at all."""
@@ -160,7 +173,7 @@ def table_clock(
     return "" if points and view["time"] == NO_LIMIT else view["time"]
 
 
-def _session_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+def _session_key(row: ClockRow) -> tuple[int, str | None, str | None]:
     # Round 1's groups share a session when they play the same half on the same schedule.
     return (row["segment"], row["starts_at"], row["deadline"])
 
@@ -170,10 +183,10 @@ def _left(moment: str, now: datetime) -> str:
 
 
 def seat_view(
-    table: Mapping[str, Any], standings: Mapping[str, Any], who: Names, points: bool = False
+    table: TableState | UnseatedTable, standings: StandingsState, who: Names, points: bool = False
 ) -> list[Row]:
     """A table's four players by seat: totals, this segment's points and hand deltas."""
-    if table.get("segment") is None:
+    if table["segment"] is None:
         return []
     scores = feeds.segment_scores(table)
     seats = []
@@ -205,21 +218,26 @@ def _signed(points: int, separators: bool = False) -> str:
     return f"+{points}" if points > 0 else f"{MINUS}{-points}" if points < 0 else "0"
 
 
-def hand_note(table: Mapping[str, Any], points: bool = False) -> str:
+def hand_note(table: TableState | UnseatedTable, points: bool = False) -> str:
+    if table["segment"] is None:
+        return "0 hands played"
     # rule AA-23: an Ari Ari game plans no number of hands (its clock's 100 is the cap)
-    planned = None if points else (table.get("clock") or {}).get("planned_hands")
-    if table.get("next_hand") is not None:
+    clock = table["clock"]
+    planned = None if points or clock is None else clock["planned_hands"]
+    if table["next_hand"] is not None:
         return (
             f"Hand {table['next_hand']} of {planned}" if planned else f"Hand {table['next_hand']}"
         )
-    return f"{len(table.get('hands', ()))} hands played"
+    return f"{len(table['hands'])} hands played"
 
 
 def player_view(
-    player: Mapping[str, Any], clock_rows: Mapping[str, Any], points: bool = False
+    player: PlayerState | UnregisteredPlayer,
+    clock_rows: Mapping[str, ClockRow],
+    points: bool = False,
 ) -> dict[str, str]:
-    standing = player.get("standing")
-    seat = feeds.current_seat(player, clock_rows)
+    standing = player["standing"] if player["registered"] else None
+    seat = feeds.current_seat(player, clock_rows) if player["registered"] else None
     to_cut = feeds.to_cut(standing, minus=MINUS, points=points) if standing else None
     return {
         "rank": str(standing["rank"]) if standing else "\u2013",
@@ -230,8 +248,8 @@ def player_view(
     }
 
 
-def _cut_note(standing: Mapping[str, Any] | None) -> str:
-    if not standing or standing.get("above_cut") is None:
+def _cut_note(standing: StandingRowData | None) -> str:
+    if not standing or standing["above_cut"] is None:
         return ""
     if standing["status"] in ("advanced", "eliminated"):
         return str(standing["status"]).title()
@@ -325,12 +343,11 @@ def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]
             "title": segment_title(rounds, table) if table.get("segment") else "",
             "clock": table_clock(table.get("clock"), now, rounds, points),
         }
-    rows = list(states["clocks"]["tables"].values())
-    rows = [row for row in rows if _wanted(row, config)]
-    return {"clock": clock_view(rows, now, rounds, points)}
+    clock_rows = [row for row in states["clocks"]["tables"].values() if _wanted(row, config)]
+    return {"clock": clock_view(clock_rows, now, rounds, points)}
 
 
-def _wanted(row: Mapping[str, Any], config: Mapping[str, Any]) -> bool:
+def _wanted(row: ClockRow, config: Mapping[str, Any]) -> bool:
     table, group = config.get("table"), config.get("group")
     return (table is None or row["table"] == table) and (group is None or row["group"] == group)
 

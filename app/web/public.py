@@ -260,7 +260,7 @@ def tables(
                     next_dealer=table.next_dealer,
                     closed=table.closed,
                     clock=None if clock is None else ClockReport(**clock_report(clock)),
-                    game=None if game is None else game_report(segment, number, game),
+                    game=None if game is None else dict(game_report(segment, number, game)),
                 )
             )
         return TablesAnswer(version=version, round=state.number, tables=rows)
@@ -321,19 +321,19 @@ def player(tournament_id: TournamentId, player_id: str, store: StoreDep) -> Play
 
 
 def _player_round(view: PlayerRoundView) -> PlayerRound:
-    standing = {} if view.standing is None else view.standing
+    row = view.standing  # None for a substitute (rule FM-9): every standing field is None
     return PlayerRound(
         round=view.round,
-        carry_in=standing.get("carry_in"),
-        play=standing.get("play"),
-        total=standing.get("total"),
-        shown=standing.get("shown"),
-        rank=standing.get("rank"),
-        position=standing.get("position"),
-        status=standing.get("status"),
-        above_cut=standing.get("above_cut"),
-        distance=standing.get("distance"),
-        distance_shown=standing.get("distance_shown"),
+        carry_in=None if row is None else row["carry_in"],
+        play=None if row is None else row["play"],
+        total=None if row is None else row["total"],
+        shown=None if row is None else row["shown"],
+        rank=None if row is None else row["rank"],
+        position=None if row is None else row["position"],
+        status=None if row is None else row["status"],
+        above_cut=None if row is None else row["above_cut"],
+        distance=None if row is None else row["distance"],
+        distance_shown=None if row is None else row["distance_shown"],
         seats=[SeatInSegment.model_validate(seat) for seat in view.seats],
         winning_hands=view.winning_hands,
         penalties=[PenaltyReport(points=p.points, reason=p.reason) for p in view.penalties],

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -29,9 +29,10 @@ from fastapi.responses import HTMLResponse, Response
 from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
+from app.domain.replay import StandingRowData
 from app.domain.rulesets import HandResult
 from app.domain.tournament import RoundState, Tournament
-from app.read.views import States, penalties_of
+from app.read.views import PlayerState, States, penalties_of
 from app.services import feeds
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
@@ -363,7 +364,7 @@ def build_chart(
 class PlayerPage:
     tournament_id: int
     tournament_name: str
-    player: dict[str, Any]  # the `player:ID` channel's state: what the feed keeps up to date
+    player: PlayerState  # the `player:ID` channel's state: what the feed keeps up to date
     live: bool  # False once the player is out: their last round no longer changes
     country: str | None
     substitute: bool
@@ -379,11 +380,11 @@ class PlayerPage:
     penalties: list[tuple[int, str]]
     ariari: bool = False  # scores in whole points (rule AA-17), no planned hands (AA-23)
 
-    def total_of(self, standing: Mapping[str, Any]) -> str:
+    def total_of(self, standing: StandingRowData) -> str:
         """The total as the page shows it (feeds.total_shown): 2 decimals, or Ari Ari points."""
         return feeds.total_shown(standing, points=self.ariari)
 
-    def distance_of(self, standing: Mapping[str, Any]) -> str:
+    def distance_of(self, standing: StandingRowData) -> str:
         return feeds.distance_shown(standing, points=self.ariari) or ""
 
     def delta_of(self, delta: int) -> str:
@@ -393,15 +394,16 @@ class PlayerPage:
 
     def data(self) -> dict[str, Any]:
         """What spectator.js needs to carry on live (passed as JSON, escaped by tojson)."""
+        standing = self.player["standing"]
         return {
             "tournament": self.tournament_id,
             "live": self.live,
             "player": str(self.player["player"]),
             "name": self.player["name"],
             "round": self.player["round"],
-            "total": (self.player.get("standing") or {}).get("total"),
+            "total": None if standing is None else standing["total"],
             "advance": self.advance,
-            "seats": self.player.get("seats", []),
+            "seats": self.player["seats"],
             "hands_seen": 0 if self.current is None else len(self.current.hands),
             "segment_word": self.segment_word,
             "segments": self.segments,
@@ -425,8 +427,8 @@ def _figure(tournament: Tournament) -> Callable[[Fraction], str]:
 
 def _cut_total(states: States) -> Fraction | None:
     """The total of the last player above the cut (rule ST-3), while the round is played."""
-    cut = states.standings().get("cut")
-    line = cut.get("line_total") if cut else None
+    cut = states.standings()["cut"]
+    line = None if cut is None else cut["line_total"]
     return None if line is None else Fraction(line)
 
 
@@ -456,6 +458,7 @@ def _player_page(
     # Live: the `player:ID` channel's state, which the feed keeps up to date. Out of the
     # event: the same shape for the last round played, which no longer changes.
     player_state = states.player(player_id, None if live else state.number)
+    assert player_state["registered"]  # the route found the player first
     return PlayerPage(
         tournament_id=tournament_id,
         tournament_name=tournament.name,
