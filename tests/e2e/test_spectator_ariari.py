@@ -67,8 +67,8 @@ def test_the_overlays_draw_the_feed_in_points(browser: Any, final: tuple[str, in
         browser, f"{base_url}/overlay/{tid}/top", {"width": 1920, "height": 1080}
     )
     try:
-        wait_for(page, "() => document.body.dataset.feed === 'live'")
-        page.wait_for_timeout(500)
+        # the standings' snapshot drawn (the overlay marks its version once it has drawn it)
+        wait_for(page, "() => (document.body.dataset.version || '') !== ''")
         totals = page.locator("#rows .total").all_inner_texts()
         assert totals and all("." not in total for total in totals), totals
         standings = page.evaluate("() => overlayFeed.states.get('standings')")
