@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import threading
@@ -57,7 +58,9 @@ class RedisBackplane:
             url, socket_timeout=socket_timeout, socket_connect_timeout=connect_timeout
         )
         self.connect_timeout = connect_timeout
+        self.socket_timeout = socket_timeout
         self.task: asyncio.Task[None] | None = None
+        self._pinger: aioredis.Redis | None = None  # the readiness check's client (`ping`)
         # tournament -> the newest committed version not yet announced
         self._pending: dict[int, int] = {}
         self._wake = threading.Condition()
@@ -96,7 +99,26 @@ class RedisBackplane:
         self._thread.start()
         self.task = asyncio.create_task(self._listen())
 
+    async def ping(self) -> bool:
+        """Whether Redis answers now (the readiness check, app/web/health.py)."""
+        if self._pinger is None:
+            self._pinger = aioredis.Redis.from_url(
+                self.url,
+                socket_timeout=self.socket_timeout,
+                socket_connect_timeout=self.connect_timeout,
+            )
+        try:
+            # redis-py types ping() as a bool or an awaitable of one: the asyncio client's is
+            # always the awaitable
+            answer = self._pinger.ping()
+            return bool(await answer) if inspect.isawaitable(answer) else bool(answer)
+        except (redis.RedisError, OSError):
+            return False
+
     async def stop(self) -> None:
+        if self._pinger is not None:
+            with contextlib.suppress(Exception):
+                await self._pinger.aclose()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -18,6 +18,7 @@ from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
 from app.web.guards import RateLimits, limit_bodies, refuse_guessers
+from app.web.health import ReadinessCheck
 from app.web.logs import redact_tokens_in_server_logs
 
 
@@ -28,6 +29,7 @@ class AppState(TypedDict):
     store: TournamentStore
     hub: Hub
     rate_limits: RateLimits
+    readiness: ReadinessCheck
 
 
 class ScoreboardApp(FastAPI):
@@ -149,6 +151,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 store=store,
                 hub=hub,
                 rate_limits=RateLimits(app_settings, store.token_hashes_after),
+                readiness=ReadinessCheck(
+                    app_settings.database_url,
+                    engine,
+                    None if backplane is None else backplane.ping,
+                ),
             )
         finally:
             if backplane is not None:

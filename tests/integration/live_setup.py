@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -521,3 +522,72 @@ def run(scenario: Any) -> Any:
 def dated(seconds_from_now: float) -> str:
     moment = now().timestamp() + seconds_from_now
     return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
+
+
+# -- a Redis that never answers (issue 14) ----------------------------------------------
+
+
+class SilentRedis:
+    """A stand-in Redis: it accepts every connection and reads what it is sent, and never
+    answers anything."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server((HOST, 0))
+        self.port = self.listener.getsockname()[1]
+        self.url = f"redis://{HOST}:{self.port}/0"
+        self.connections: list[socket.socket] = []
+        self.closed: list[socket.socket] = []  # by the client: it gave up waiting
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> SilentRedis:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop_reading()
+        self.listener.close()
+        for connection in self.connections:
+            connection.close()
+
+    def _serve(self) -> None:
+        while not self._stopping.is_set():
+            readable = [self.listener, *(c for c in self.connections if c not in self.closed)]
+            ready, _, _ = select.select(readable, [], [], 0.05)
+            for sock in ready:
+                if sock is self.listener:
+                    self.connections.append(self.listener.accept()[0])
+                elif not self._read(sock):
+                    self.closed.append(sock)
+
+    @staticmethod
+    def _read(sock: socket.socket) -> bool:
+        """Read what is there without waiting; False once the client has closed it."""
+        while True:
+            try:
+                if not sock.recv(65536, socket.MSG_DONTWAIT):
+                    return False
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+
+    def _stop_reading(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=TIMEOUT)
+
+    def wait_for_clients(self, count: int) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while len(self.connections) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(self.connections) >= count, len(self.connections)
+
+    def given_up(self) -> int:
+        """How many of its clients have closed their connection: a client whose wait for an
+        answer timed out closes it (redis-py does). The test reads the rest itself, the
+        reading thread stopped, so that a close already sent is counted."""
+        self._stop_reading()
+        for sock in self.connections:
+            if sock not in self.closed and not self._read(sock):
+                self.closed.append(sock)
+        return len(self.closed)
