@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,10 +134,13 @@ class Server:
     """`scoreboard serve` as a real process on one database and port; its output goes to a
     file (a pipe nobody reads would fill up and stall the server)."""
 
-    def __init__(self, database_url: str, port: int, log_path: Path) -> None:
+    def __init__(
+        self, database_url: str, port: int, log_path: Path, options: Sequence[str] = ()
+    ) -> None:
         self.database_url = database_url
         self.port = port
         self.log_path = log_path
+        self.options = tuple(options)  # more of `scoreboard serve`'s options ("--workers", "2")
         self.base_url = f"http://{HOST}:{port}"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -153,6 +157,7 @@ class Server:
                     HOST,
                     "--port",
                     str(self.port),
+                    *self.options,
                 ],
                 cwd=ROOT,
                 env={**os.environ, "SCOREBOARD_DATABASE_URL": self.database_url},

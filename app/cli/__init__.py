@@ -52,19 +52,31 @@ SslKeyOption = Annotated[
 ]
 
 
+MAX_WORKERS = 64  # processes on one port; a bound on what the option takes, far above the cores
+WorkersOption = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        max=MAX_WORKERS,
+        help="Server processes on the one port (more than 1 needs SCOREBOARD_REDIS_URL)",
+    ),
+]
+
+
 @cli.command()
 def serve(
     host: HostOption = None,
     port: PortOption = None,
     ssl_certfile: SslCertOption = None,
     ssl_keyfile: SslKeyOption = None,
+    workers: WorkersOption = 1,
 ) -> None:
     """Start the server.
 
     On SQLite ./scoreboard.db unless SCOREBOARD_DATABASE_URL says otherwise."""
     from app.cli import serving
 
-    serving.serve(host, port, ssl_certfile, ssl_keyfile)
+    serving.serve(host, port, ssl_certfile, ssl_keyfile, workers)
 
 
 # --- Other commands ----------------------------------------------------------------------------

@@ -5,19 +5,24 @@ from pathlib import Path
 
 import typer
 import uvicorn
+from fastapi import FastAPI
 from pydantic import ValidationError
 
 from app.settings import DEVELOPMENT_ADMIN_TOKEN, get_settings
 
-# Importing app.web.addresses loads the whole web app (the app.web package), before
-# _settle_garbage_collector freezes what is loaded: uvicorn's own import of create_app finds
-# it there.
+# The whole web app is loaded with this module, in each worker process too (uvicorn imports
+# serving_app from here), before serving_app's _settle_garbage_collector freezes it.
+from app.web import create_app
 from app.web.addresses import reach_lines
 from app.web.live_protocol import HttpProtocol, LiveFeedProtocol
 
 
 def serve(
-    host: str | None, port: int | None, ssl_certfile: Path | None, ssl_keyfile: Path | None
+    host: str | None,
+    port: int | None,
+    ssl_certfile: Path | None,
+    ssl_keyfile: Path | None,
+    workers: int = 1,
 ) -> None:
     try:
         settings = get_settings()
@@ -27,6 +32,15 @@ def serve(
     if (ssl_certfile is None) != (ssl_keyfile is None):
         # One without the other would serve plain HTTP, or fail deep inside uvicorn.
         typer.echo("scoreboard: --ssl-certfile and --ssl-keyfile go together", err=True)
+        raise typer.Exit(code=2)
+    if workers > 1 and not settings.redis_url:
+        # Each process has its own live feed: without the backplane a hand entered through
+        # one would never reach the screens connected to the others.
+        typer.echo(
+            f"scoreboard: --workers {workers} needs SCOREBOARD_REDIS_URL: each process's live "
+            'feed hears of the others\' hands through Redis (README, "Production")',
+            err=True,
+        )
         raise typer.Exit(code=2)
     bound_host = host if host is not None else settings.host
     bound_port = port if port is not None else settings.port
@@ -41,10 +55,13 @@ def serve(
             f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day",
             err=True,
         )
-    _settle_garbage_collector()
     uvicorn.run(
-        "app.web:create_app",
+        # each worker process calls it: it settles that process's collector, then builds
+        "app.cli.serving:serving_app",
         factory=True,
+        # Several processes share the one listening socket, each with its own event loop and
+        # live feed (the backplane joins them); uvicorn starts again any that dies.
+        workers=workers if workers > 1 else None,
         host=bound_host,
         port=bound_port,
         # Off unless asked for: per-message deflate keeps a compressor per connection, and
@@ -67,6 +84,12 @@ def serve(
         ssl_certfile=None if ssl_certfile is None else str(ssl_certfile),
         ssl_keyfile=None if ssl_keyfile is None else str(ssl_keyfile),
     )
+
+
+def serving_app() -> FastAPI:
+    """The app as `scoreboard serve` runs it, in each of its processes."""
+    _settle_garbage_collector()
+    return create_app()
 
 
 # Python's cyclic garbage collector stops the event loop while it runs. With its defaults, a

@@ -155,6 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     app_settings.database_url,
                     engine,
                     None if backplane is None else backplane.ping,
+                    heartbeat.identity.id,
                 ),
             )
         finally:

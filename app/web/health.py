@@ -60,6 +60,10 @@ class Readiness(BaseModel):
         description="Reported only: a process without Redis still serves (its feed polls)"
     )
     version: str
+    process: str = Field(
+        description="This process's id (random at each start; its row in server_processes): "
+        "which of several processes behind the proxy answered"
+    )
 
 
 @cache
@@ -75,7 +79,9 @@ class ReadinessCheck:
         database_url: str,
         engine: Engine,
         redis_ping: Callable[[], Awaitable[bool]] | None,
+        process: str,
     ) -> None:
+        self.process = process
         self.database_url = database_url
         self.engine = engine
         self.redis_ping = redis_ping  # None: this process uses no Redis
@@ -109,6 +115,7 @@ class ReadinessCheck:
             head_revision=head,
             redis=redis,
             version=__version__,
+            process=self.process,
         )
 
     async def _schema_revision(self) -> tuple[bool, str | None]:

@@ -140,9 +140,14 @@ class LiveServer(Server):
     environment never turns it on."""
 
     def __init__(
-        self, database_url: str, port: int, log_path: Path, redis_url: str | None = None
+        self,
+        database_url: str,
+        port: int,
+        log_path: Path,
+        redis_url: str | None = None,
+        options: Sequence[str] = (),
     ) -> None:
-        super().__init__(database_url, port, log_path)
+        super().__init__(database_url, port, log_path, options)
         self.redis_url = redis_url
 
     def start(self, ready_within: float = 30.0) -> None:

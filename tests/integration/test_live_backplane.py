@@ -15,11 +15,13 @@ without Redis is what tests/integration/test_live_feed.py runs on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import redis.asyncio as aioredis
 from in_process import IN_PROCESS_TIMEOUTS
@@ -320,3 +322,58 @@ def wait_for_subscribers(redis: RedisServer, count: int, within: float = 15.0) -
     while (listening := redis.subscribers(backplane_channel())) < count:
         assert time.monotonic() < deadline, f"{listening} of {count} listening"
         time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_serve_with_two_workers_answers_from_both_and_every_client_sees_every_hand(
+    backplane_redis: str, tmp_path: Path
+) -> None:
+    """`scoreboard serve --workers 2` (issue 16): two processes on one port, joined by Redis.
+    On PostgreSQL, the database of such a set-up; the pair above covers SQLite."""
+    database_url = in_own_schema(postgres_url(), "live_workers")
+    stores = organizer_store(database_url)
+    store = next(stores)
+    generated = RoundOne.generate(players=64, seed=65)
+    tournament = open_tournament(store, generated.setup_lines, generated.tables)
+    server = LiveServer(
+        database_url,
+        free_port(),
+        tmp_path / "workers.log",
+        redis_url=backplane_redis,
+        options=("--workers", "2"),
+    )
+    server.start(ready_within=60.0)
+    try:
+        # Both processes answer on the one port: each new connection goes to either.
+        processes: set[str] = set()
+        deadline = time.monotonic() + 30
+        while len(processes) < 2 and time.monotonic() < deadline:
+            with httpx.Client(base_url=server.base_url) as fresh:
+                answer = fresh.get("/api/ready")
+            assert answer.status_code == 200, answer.text
+            processes.add(answer.json()["process"])
+        assert len(processes) == 2, processes
+
+        async def scenario() -> None:
+            async with contextlib.AsyncExitStack() as clients:
+                watching = [
+                    await clients.enter_async_context(
+                        Client.open(server.ws_url(tournament.tid, CHANNELS), name=f"phone {n}")
+                    )
+                    for n in range(12)
+                ]
+                for client in watching:
+                    await client.until(lambda m: m.channel == "table:1")
+                last = 0
+                for number in range(1, 5):
+                    # a new connection for each hand: whichever process takes it
+                    async with http_client() as http:
+                        api = Api(http, server.base_url, tournament)
+                        last = (await api.hand(generated.hands[number][0]))["version"]
+                for client in watching:
+                    await client.until_version("clocks", last, timeout=VERSION_POLL_INTERVAL + 5)
+
+        run(scenario())
+    finally:
+        server.stop()
+        stores.close()

@@ -141,8 +141,6 @@ def test_scoreboard_serve_runs_both_protocols(monkeypatch: pytest.MonkeyPatch) -
 
     chosen: dict[str, object] = {}
     monkeypatch.setattr(serving.uvicorn, "run", lambda *_, **options: chosen.update(options))
-    # it would freeze this test process's objects for good: the server's own business
-    monkeypatch.setattr(serving, "_settle_garbage_collector", lambda: None)
     serving.serve(None, None, None, None)
 
     assert chosen["http"] is HttpProtocol

@@ -6,7 +6,7 @@ import typer
 import uvicorn
 from typer.testing import CliRunner
 
-from app.cli import cli, serving
+from app.cli import cli
 from app.settings import get_settings
 from app.web import addresses
 
@@ -65,7 +65,6 @@ def test_serve_prints_where_the_tablets_can_reach_it(monkeypatch: pytest.MonkeyP
     # Issue 13: `serve --port 8101` said nothing, and the QR codes pointed at 127.0.0.1:8000.
     started: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda *_, **options: started.update(options))
-    monkeypatch.setattr(serving, "_settle_garbage_collector", lambda: None)
     monkeypatch.setattr(addresses, "lan_addresses", lambda: ["192.168.1.10"])
     get_settings.cache_clear()
     try:
@@ -85,7 +84,6 @@ def test_serve_prints_where_the_tablets_can_reach_it(monkeypatch: pytest.MonkeyP
 
 def test_serve_never_prints_an_admin_token_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(uvicorn, "run", lambda *_, **__: None)
-    monkeypatch.setattr(serving, "_settle_garbage_collector", lambda: None)
     secret = "x7Yq2-9fKpL0wRt3ZbN8vC1mHs4JdE6a-own"
     get_settings.cache_clear()
     try:
@@ -94,3 +92,44 @@ def test_serve_never_prints_an_admin_token_of_ones_own(monkeypatch: pytest.Monke
         get_settings.cache_clear()
     assert result.exit_code == 0, result.output
     assert secret not in result.output and "development token" not in result.output
+
+
+def test_serve_with_several_workers_needs_redis_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 16: each process has its own live feed; without the backplane a hand entered
+    through one would never reach the screens on the others."""
+    started: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **options: started.append((args, options)))
+    get_settings.cache_clear()
+    try:
+        alone = runner.invoke(
+            cli, ["serve", "--workers", "2"], env={**CLEAN, "SCOREBOARD_REDIS_URL": None}
+        )
+        get_settings.cache_clear()
+        shared = runner.invoke(
+            cli,
+            ["serve", "--workers", "3"],
+            env={**CLEAN, "SCOREBOARD_REDIS_URL": "redis://127.0.0.1:6379/0"},
+        )
+        get_settings.cache_clear()
+        one = runner.invoke(cli, ["serve"], env={**CLEAN, "SCOREBOARD_REDIS_URL": None})
+    finally:
+        get_settings.cache_clear()
+
+    assert alone.exit_code == 2, alone.output
+    assert "--workers 2 needs SCOREBOARD_REDIS_URL" in alone.output
+    assert shared.exit_code == 0, shared.output
+    assert one.exit_code == 0, one.output
+    assert [options["workers"] for _, options in started] == [3, None]
+    # every process builds its app with the factory, which settles its own collector
+    assert [(args, options["factory"]) for args, options in started] == [
+        (("app.cli.serving:serving_app",), True)
+    ] * 2
+
+
+@pytest.mark.parametrize("workers", ["0", "65", "-1", "two"])
+def test_serve_refuses_a_worker_count_out_of_bounds(workers: str) -> None:
+    result = runner.invoke(cli, ["serve", "--workers", workers], env=CLEAN)
+    assert result.exit_code == 2, result.output
+    assert "--workers" in result.output
