@@ -82,7 +82,7 @@ def serve(
 # --- Other commands ----------------------------------------------------------------------------
 # Each command is one function under `@cli.command()` here, and its body in a module of this
 # package: offline.py for the commands that read a log file (replay, draw, slips, clocks),
-# database.py for those that need the database (migrate, import, export, token).
+# database.py for those that need the database (migrate, import, export, backup, token).
 
 
 LogArgument = Annotated[
@@ -198,6 +198,21 @@ def export(tournament_id: TournamentArgument) -> None:
     from app.cli import database
 
     database.export(tournament_id)
+
+
+@cli.command()
+def backup(
+    destination: Annotated[
+        Path, typer.Argument(help="The backup's file: a new one (a backup never overwrites)")
+    ],
+) -> None:
+    """Copy the SQLite database, online, to a new file.
+
+    A consistent copy taken while the server runs (SQLite's backup API), checked before it
+    is named. On PostgreSQL, use pg_dump (README, "Backup and restore")."""
+    from app.cli import database
+
+    database.backup(destination)
 
 
 @cli.command()

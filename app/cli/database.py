@@ -1,6 +1,9 @@
-"""The commands on the configured database: migrate, import, export, token. They load
-SQLAlchemy, Alembic and the store; never the web app."""
+"""The commands on the configured database: migrate, import, export, backup, token. They
+load SQLAlchemy, Alembic and the store; never the web app."""
 
+import contextlib
+import os
+import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +49,63 @@ def export(tournament_id: int) -> None:
         raise typer.Exit(code=1) from error
     for line in lines:
         sys.stdout.write(line + "\n")
+
+
+PG_DUMP_HINT = (
+    'pg_dump --format=custom --file=scoreboard.dump "$SCOREBOARD_DATABASE_URL"; restore it '
+    'into a new, empty database with pg_restore --no-owner --dbname="$NEW_DATABASE_URL" '
+    "scoreboard.dump"
+)
+
+
+def backup(destination: Path) -> None:
+    """An online, consistent copy of the SQLite database (issue 16). SQLite's backup API
+    copies every page in one read transaction: in WAL mode the server's writers go on
+    meanwhile, and the copy is the database as it stood at one moment. It is written beside
+    its name and renamed once checked, so an interrupted backup leaves no file that looks
+    whole."""
+    from sqlalchemy.engine import make_url
+
+    from app.db.engine import normalize_url
+
+    url = make_url(normalize_url(settings_for("backup").database_url))
+    if url.get_backend_name() != "sqlite":
+        typer.echo(
+            f"scoreboard backup: the database is {url.get_backend_name()}, not SQLite: take "
+            f'its backup with pg_dump (README, "Backup and restore"):\n  {PG_DUMP_HINT}',
+            err=True,
+        )
+        raise typer.Exit(code=2)
+    source = Path(url.database or "")
+    if not url.database or url.database == ":memory:" or not source.is_file():
+        typer.echo(f"scoreboard backup: there is no database file at {source}", err=True)
+        raise typer.Exit(code=1)
+    if destination.exists():
+        typer.echo(
+            f"scoreboard backup: {destination} already exists: give the backup a new name "
+            "(a backup never overwrites a file)",
+            err=True,
+        )
+        raise typer.Exit(code=1)
+    partial = destination.with_name(destination.name + ".partial")
+    try:
+        with (
+            contextlib.closing(sqlite3.connect(source)) as live,
+            contextlib.closing(sqlite3.connect(partial)) as copy,
+        ):
+            live.backup(copy)
+            checked = copy.execute("PRAGMA integrity_check").fetchone()[0]
+            tournaments = copy.execute("SELECT count(*) FROM tournaments").fetchone()[0]
+        if checked != "ok":
+            raise sqlite3.DatabaseError(f"the copy failed its integrity check: {checked}")
+        os.link(partial, destination)  # unlike a rename, never over a file made meanwhile
+        partial.unlink()
+    except (sqlite3.Error, OSError) as error:
+        partial.unlink(missing_ok=True)
+        typer.echo(f"scoreboard backup: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    size = destination.stat().st_size
+    typer.echo(f"backed up {tournaments} tournament(s), {size:,} bytes, to {destination}")
 
 
 def _expiry(text: str | None) -> datetime | None:
