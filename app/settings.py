@@ -15,6 +15,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.db.timeouts import DatabaseTimeouts
 
+# .env.example marks every value a deployment must set with it (compose.yaml; issue 16).
+PLACEHOLDER = "CHANGE_ME"
 # Good enough on a laptop; rejected in production so that no deployment runs on a known secret.
 DEVELOPMENT_ADMIN_TOKEN = "development-admin-token"
 MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32
@@ -211,6 +213,23 @@ class Settings(BaseSettings):
     def _refuse_unsafe_production_defaults(self) -> Self:
         if self.environment != "production":
             return self
+        left = [
+            name
+            for name, value in (
+                ("SCOREBOARD_ADMIN_TOKEN", self.admin_token.get_secret_value()),
+                ("SCOREBOARD_DATABASE_URL", self.database_url),
+                ("SCOREBOARD_REDIS_URL", self.redis_url or ""),
+                ("SCOREBOARD_PUBLIC_URL", self.public_url or ""),
+            )
+            if PLACEHOLDER in value
+        ]
+        if left:
+            # .env.example's placeholders (compose.yaml): a copy not filled in must not start
+            raise ValueError(
+                f"{', '.join(left)} still hold{'s' if len(left) == 1 else ''} the {PLACEHOLDER} "
+                "placeholder of .env.example: replace each with the real value (README, "
+                f'"Production"). Generate a secret with: {MAKE_A_TOKEN}'
+            )
         token = self.admin_token.get_secret_value()
         # The messages below never quote the token, not even in part: it is the secret.
         if token == DEVELOPMENT_ADMIN_TOKEN or len(token) < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH:

@@ -1,5 +1,6 @@
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -175,3 +176,58 @@ def test_the_give_up_times_are_bounded(
     else:
         with pytest.raises(ValidationError, match=field):
             Settings()
+
+
+def example_environment() -> dict[str, str]:
+    """.env.example's assignments, as compose.yaml hands them to the scoreboard."""
+    values = {}
+    for line in (Path(__file__).parents[2] / ".env.example").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, value = line.partition("=")
+            values[name.strip()] = value.strip()
+    return values
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("SCOREBOARD_ADMIN_TOKEN", "CHANGE_ME"),
+        ("SCOREBOARD_ADMIN_TOKEN", f"{STRONG_TOKEN}CHANGE_ME"),
+        ("SCOREBOARD_DATABASE_URL", "postgresql://scoreboard:CHANGE_ME@postgres:5432/scoreboard"),
+        ("SCOREBOARD_REDIS_URL", "redis://:CHANGE_ME@redis:6379/0"),
+    ],
+)
+def test_production_refuses_a_placeholder_of_the_example_env_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    """issue 16: a copy of .env.example not filled in must not start; the message names the
+    variable and never quotes a value."""
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", STRONG_TOKEN)
+    monkeypatch.setenv(variable, value)
+
+    with pytest.raises(ValidationError, match=f"{variable} still holds the CHANGE_ME") as refused:
+        Settings()
+    assert STRONG_TOKEN not in str(refused.value)
+
+
+def test_the_example_env_as_committed_is_refused_and_filled_in_is_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    example = example_environment()
+    assert example["SCOREBOARD_ADMIN_TOKEN"] == "CHANGE_ME"
+    assert "CHANGE_ME" in example["POSTGRES_PASSWORD"]
+    scoreboard = {k: v for k, v in example.items() if k.startswith("SCOREBOARD_")}
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    for name, value in scoreboard.items():
+        monkeypatch.setenv(name, value)
+    # compose.yaml puts the database's password into the scoreboard's address
+    database = f"postgresql://scoreboard:{example['POSTGRES_PASSWORD']}@postgres:5432/scoreboard"
+    monkeypatch.setenv("SCOREBOARD_DATABASE_URL", database)
+
+    with pytest.raises(ValidationError, match="SCOREBOARD_ADMIN_TOKEN, SCOREBOARD_DATABASE_URL"):
+        Settings()
+
+    monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", secrets.token_urlsafe(32))
+    monkeypatch.setenv("SCOREBOARD_DATABASE_URL", database.replace("CHANGE_ME", "s3cret-pw"))
+    assert Settings().environment == "production"
