@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     # need their own.
     redis_channel: str = Field(default="scoreboard:changes", min_length=1)
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
+    # The bearer token Prometheus sends for /metrics (issue 16); unset, /metrics is off.
+    metrics_token: SecretStr | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     # The address tablets and phones reach the hall server at: QR codes on seating slips
@@ -217,6 +219,10 @@ class Settings(BaseSettings):
             name
             for name, value in (
                 ("SCOREBOARD_ADMIN_TOKEN", self.admin_token.get_secret_value()),
+                (
+                    "SCOREBOARD_METRICS_TOKEN",
+                    "" if self.metrics_token is None else self.metrics_token.get_secret_value(),
+                ),
                 ("SCOREBOARD_DATABASE_URL", self.database_url),
                 ("SCOREBOARD_REDIS_URL", self.redis_url or ""),
                 ("SCOREBOARD_PUBLIC_URL", self.public_url or ""),

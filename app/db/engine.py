@@ -17,6 +17,7 @@ then gets "database is locked", answered 503 as well.
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from sqlalchemy import Engine, create_engine, event, inspect, pool, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 import app
+from app import metrics
 
 # The settings name these without loading SQLAlchemy or Alembic (scoreboard slips reads the
 # settings offline); every connection made here takes them.
@@ -55,6 +57,25 @@ def normalize_url(url: str) -> str:
 
 
 def make_engine(url: str, timeouts: DatabaseTimeouts | None = None, **options: Any) -> Engine:
+    """An engine with the timeouts that end a stuck statement or lock, each statement timed
+    (metrics.DATABASE_SECONDS)."""
+    engine = _make_engine(url, timeouts, **options)
+    event.listen(engine, "before_cursor_execute", _statement_started)
+    event.listen(engine, "after_cursor_execute", _statement_ended)
+    return engine
+
+
+def _statement_started(_: Any, __: Any, ___: Any, ____: Any, context: Any, _____: Any) -> None:
+    context.scoreboard_started = time.perf_counter()
+
+
+def _statement_ended(_: Any, __: Any, ___: Any, ____: Any, context: Any, _____: Any) -> None:
+    started = getattr(context, "scoreboard_started", None)
+    if started is not None:
+        metrics.DATABASE_SECONDS.observe(time.perf_counter() - started)
+
+
+def _make_engine(url: str, timeouts: DatabaseTimeouts | None = None, **options: Any) -> Engine:
     url = normalize_url(url)
     limits = timeouts if timeouts is not None else DatabaseTimeouts()
     if url.startswith("sqlite"):

@@ -25,6 +25,7 @@ import threading
 import redis
 import redis.asyncio as aioredis
 
+from app import metrics
 from app.realtime.hub import Hub
 from app.realtime.source import Commit
 
@@ -86,7 +87,8 @@ class RedisBackplane:
             for tournament_id, version in pending.items():
                 message = json.dumps({"tournament": tournament_id, "version": version})
                 try:
-                    self.publisher.publish(self.channel, message)
+                    with metrics.REDIS_SECONDS.labels(command="publish").time():
+                        self.publisher.publish(self.channel, message)
                 except redis.RedisError:
                     # The change is committed; other processes catch up by polling the version.
                     log.warning("redis publish failed; other processes will catch up by polling")
@@ -108,10 +110,11 @@ class RedisBackplane:
                 socket_connect_timeout=self.connect_timeout,
             )
         try:
-            # redis-py types ping() as a bool or an awaitable of one: the asyncio client's is
-            # always the awaitable
-            answer = self._pinger.ping()
-            return bool(await answer) if inspect.isawaitable(answer) else bool(answer)
+            with metrics.REDIS_SECONDS.labels(command="ping").time():
+                # redis-py types ping() as a bool or an awaitable of one: the asyncio
+                # client's is always the awaitable
+                answer = self._pinger.ping()
+                return bool(await answer) if inspect.isawaitable(answer) else bool(answer)
         except (redis.RedisError, OSError):
             return False
 

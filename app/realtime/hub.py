@@ -17,15 +17,19 @@ import itertools
 import json
 import logging
 import math
+import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from websockets.frames import Frame, Opcode
 
+from app import metrics
 from app.domain.log import format_time
 from app.domain.tournament import Tournament
 from app.read.views import LiveStandings, LiveState, States, in_tournament
@@ -126,6 +130,7 @@ class Connection:
         try:
             self.queue.put_nowait((channel, frame))
         except asyncio.QueueFull:
+            metrics.OVERFLOWS.inc()
             # Drop what is queued and send fresh snapshots once the client drains: memory
             # stays flat whatever the client does.
             while not self.queue.empty():
@@ -247,6 +252,7 @@ class Feed:
     async def _flush(self, at_least: int | None = None) -> None:
         """Send every subscribed channel what changed since the state its clients hold
         (computed from a state of version `at_least` or later, if given: _compute)."""
+        started = time.perf_counter()
         channels = self.channels()
         if not channels:
             self.states.clear()
@@ -266,14 +272,18 @@ class Feed:
         self.flushing_from = self.version
         self.version = max(self.version, version)
         try:
-            await self._send_changes(version, fresh)
+            sent = await self._send_changes(version, fresh)
         finally:
             self.flushing_from = None
         self._schedule_boundary(moment)
+        metrics.FLUSH_SECONDS.observe(time.perf_counter() - started)
+        metrics.FLUSH_BYTES.observe(sent)
 
-    async def _send_changes(self, version: int, fresh: dict[str, LiveState]) -> None:
-        """Offer each channel's change from the state its clients hold to `fresh`."""
+    async def _send_changes(self, version: int, fresh: dict[str, LiveState]) -> int:
+        """Offer each channel's change from the state its clients hold to `fresh`; the bytes
+        of the changes encoded."""
         server_time = format_time(self.hub.clock())
+        encoded = 0
         for channel, new in fresh.items():
             held = self.states.get(channel)
             if held is None:
@@ -293,6 +303,7 @@ class Feed:
                     **difference,
                 }
             )
+            encoded += len(frame)
             self.states[channel] = (version, new)
             self.history.setdefault(channel, deque(maxlen=HISTORY)).append((since, version, frame))
             if since == version:
@@ -307,6 +318,7 @@ class Feed:
                     if channel in connection.channels:  # it may have left meanwhile
                         connection.offer(channel, frame, wires)
                         connection.channels[channel] = version
+        return encoded
 
     def _forget(self, channel: str) -> None:
         self.states.pop(channel, None)
@@ -606,6 +618,7 @@ class Hub:
         connection.sending_since = None
         if connection.writer is not None:
             connection.writer.cancel()
+        metrics.CLOSES.labels(code=str(TOO_SLOW)).inc()
         task = asyncio.create_task(self._close_too_slow(connection))
         self.closing.add(task)
         task.add_done_callback(self.closing.discard)
@@ -639,3 +652,41 @@ class Hub:
                     continue
                 if version is not None:
                     self.notify(tournament_id, version)
+
+
+class HubCollector(Collector):
+    """What a scrape of /metrics reads off the live feed at that moment (app/metrics.py):
+    its clients by channel kind, and how far each tournament's feed is behind the newest
+    version it was told of. Read on the event loop, as the feed changes only there."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def collect(self) -> Iterator[Metric]:
+        clients = GaugeMetricFamily(
+            "scoreboard_feed_clients",
+            "Live feed subscriptions by channel kind (a connection counts once per channel)",
+            labels=["channel"],
+        )
+        by_kind: dict[str, int] = dict.fromkeys(("standings", "clocks", "table", "player"), 0)
+        connections = 0
+        lag = GaugeMetricFamily(
+            "scoreboard_feed_version_lag",
+            "Versions a tournament's feed has yet to send: the newest it was told of (a commit "
+            "here, or through Redis) less the one its clients hold",
+            labels=["tournament"],
+        )
+        for feed in list(self.hub.feeds.values()):
+            connections += len(feed.connections)
+            for channel, subscribers in list(feed.subscribers.items()):
+                kind = channel_kind(channel)
+                by_kind[kind] = by_kind.get(kind, 0) + len(subscribers)
+            behind = max(0, feed.notified - feed.version) if feed.version >= 0 else 0
+            lag.add_metric([str(feed.tournament_id)], behind)
+        for kind, count in sorted(by_kind.items()):
+            clients.add_metric([kind], count)
+        yield clients
+        yield GaugeMetricFamily(
+            "scoreboard_feed_connections", "Live feed connections open", value=connections
+        )
+        yield lag

@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from app import metrics
 from app.db import queries
 from app.db.engine import is_lock_timeout
 from app.db.tables import LogLine, TableToken
@@ -325,8 +326,7 @@ class TournamentStore:
         with self._locked(tournament_id):
             self._cache[tournament_id] = _Cached(tournament, len(kept), version)
         appended = Appended(tournament_id, version, 1, tuple(kept))
-        for subscriber in self.subscribers:
-            subscriber(appended)
+        self._published(appended)
         return appended
 
     def issue_token(self, tournament_id: int, table: int) -> str:
@@ -511,9 +511,14 @@ class TournamentStore:
             cached.seq += len(decided)
             cached.version = version
             self._cache[tournament_id] = cached
-        for subscriber in self.subscribers:
-            subscriber(appended)  # rule: publish only what was committed (STYLE.md, 5)
+        self._published(appended)  # rule: publish only what was committed (STYLE.md, 5)
         return appended
+
+    def _published(self, appended: Appended) -> None:
+        """After a commit: counted, then told to every subscriber (the live feed, Redis)."""
+        metrics.COMMITS.inc()
+        for subscriber in self.subscribers:
+            subscriber(appended)
 
     def _take_write_lock(self, session: Session, tournament_id: int) -> int | None:
         """`queries.bump_version`, waiting for a lock another process holds at most

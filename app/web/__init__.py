@@ -1,18 +1,21 @@
 """The HTTP and websocket application, built by `create_app` (run it with uvicorn's --factory)."""
 
 import asyncio
+import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import TypedDict
 
 from fastapi import FastAPI
+from prometheus_client import CollectorRegistry
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import __version__
+from app import __version__, metrics
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
-from app.realtime.hub import OWED_ANSWER, Hub
+from app.realtime.hub import OWED_ANSWER, Hub, HubCollector
 from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
@@ -30,6 +33,7 @@ class AppState(TypedDict):
     hub: Hub
     rate_limits: RateLimits
     readiness: ReadinessCheck
+    metrics: CollectorRegistry  # this app's own collectors (the live feed's), for /metrics
 
 
 class ScoreboardApp(FastAPI):
@@ -41,8 +45,8 @@ class ScoreboardApp(FastAPI):
         # from an address over its failed sign-ins (guards.refuse_guessers) before FastAPI's
         # own layers or any route see it: a hostile client's requests cost next to nothing.
         if self.front is None:
-            self.front = limit_bodies(
-                refuse_guessers(answers_first(super().__call__)), self.settings
+            self.front = timed(
+                limit_bodies(refuse_guessers(answers_first(super().__call__)), self.settings)
             )
         await self.front(scope, receive, send)
 
@@ -52,6 +56,65 @@ class ScoreboardApp(FastAPI):
 
 
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# The routes of a hand entry (CONTRACT §3): their outcomes are counted (metrics.HANDS)
+HAND_ROUTES = ("/hands", "/corrections", "/voids")
+
+
+def timed(app: ASGIApp) -> ASGIApp:
+    """Every HTTP request timed, from its first byte to the last of its answer, by method,
+    route template and status (metrics.REQUEST_SECONDS), and a hand entry's outcome counted
+    with the rule its refusal names (metrics.HANDS, read from the problem it answered). A
+    path no route matched is "unmatched": a label never holds what a client made up."""
+
+    async def timing(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500  # an exception before any answer: the server's error
+        refusal: bytearray | None = None  # a refused hand entry's problem, as it is sent
+
+        async def noting(message: Message) -> None:
+            nonlocal status, refusal
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                if status >= 400 and _hand_entry(scope):
+                    refusal = bytearray()
+            elif refusal is not None and len(refusal) < PROBLEM_BYTES:
+                refusal += message.get("body", b"")
+            await send(message)
+
+        try:
+            await app(scope, receive, noting)
+        finally:
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            metrics.REQUEST_SECONDS.labels(scope["method"], route, str(status)).observe(
+                time.perf_counter() - started
+            )
+            if _hand_entry(scope):
+                if 200 <= status < 300:
+                    metrics.HANDS.labels("accepted", "").inc()
+                else:
+                    metrics.HANDS.labels("refused", _rule_of(refusal, status)).inc()
+
+    return timing
+
+
+PROBLEM_BYTES = 4096  # of a refusal's answer read for its rule: a problem is far shorter
+
+
+def _hand_entry(scope: Scope) -> bool:
+    route = getattr(scope.get("route"), "path", "")
+    return scope["method"] == "POST" and route.endswith(HAND_ROUTES)
+
+
+def _rule_of(problem: bytearray | None, status: int) -> str:
+    """The rule a refused entry's problem names (RULES.md, CONTRACT.md), else its status."""
+    try:
+        rule = json.loads(bytes(problem or b"")).get("rule")
+    except (ValueError, AttributeError):
+        rule = None
+    return rule if isinstance(rule, str) and len(rule) <= 40 else f"HTTP {status}"
 
 
 def answers_first(app: ASGIApp) -> ASGIApp:
@@ -145,6 +208,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 channel=app_settings.redis_channel,
             )
             await backplane.start()  # it subscribes to the store's commits too
+        own_metrics = CollectorRegistry(auto_describe=True)
+        own_metrics.register(HubCollector(hub))
         try:
             yield AppState(
                 settings=app_settings,
@@ -157,6 +222,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     None if backplane is None else backplane.ping,
                     heartbeat.identity.id,
                 ),
+                metrics=own_metrics,
             )
         finally:
             if backplane is not None:

@@ -57,7 +57,7 @@ TournamentsDep = Annotated[list[Listed], Depends(get_tournaments)]
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def _unauthorized(request: Request, credentials: Credentials, message: str) -> HTTPException:
+def unauthorized(request: Request, credentials: Credentials, message: str) -> HTTPException:
     # issue 14: every failed sign-in is counted; past a limit the answer is 429 (guards.py)
     rate_limits: RateLimits = request.state.rate_limits
     token = None if credentials is None else credentials.credentials
@@ -78,12 +78,12 @@ def _signed_in(request: Request, token: str, credential: str) -> None:
 
 def require_admin(request: Request, settings: SettingsDep, credentials: Credentials) -> None:
     if credentials is None:
-        raise _unauthorized(
+        raise unauthorized(
             request, credentials, "an admin token is needed (Authorization: Bearer ...)"
         )
     expected = settings.admin_token.get_secret_value()
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
-        raise _unauthorized(request, credentials, "this is not the admin token")
+        raise unauthorized(request, credentials, "this is not the admin token")
     _signed_in(request, credentials.credentials, "admin")
 
 
@@ -98,14 +98,14 @@ class Judge:
 
 def require_judge(request: Request, store: StoreDep, credentials: Credentials) -> Judge:
     if credentials is None:
-        raise _unauthorized(
+        raise unauthorized(
             request, credentials, "a table token is needed (Authorization: Bearer ...)"
         )
     try:
         # Read from the database on every request: a revocation holds at once everywhere.
         token = store.judge_token(credentials.credentials)
     except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
-        raise _unauthorized(request, credentials, str(refused)) from None
+        raise unauthorized(request, credentials, str(refused)) from None
     _signed_in(request, credentials.credentials, f"table-token-{token.id}")
     return Judge(token.tournament_id, token.table, token.id)
 

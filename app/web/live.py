@@ -30,6 +30,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from app import metrics
 from app.domain.log import format_time
 from app.realtime.channels import MAX_CHANNEL_NAME, valid_channel
 from app.realtime.hub import GONE, HEARTBEAT_INTERVAL, Connection, Hub, encode
@@ -162,7 +163,7 @@ async def _serve(
             await websocket.send_bytes(frame)
 
     async def close(code: int, why: str) -> None:
-        await websocket.close(code, reason(why))
+        await _close(websocket, code, why)
 
     # uvicorn with app/web/live_protocol.py (`scoreboard serve`) lets the feed write frames
     # itself; under any other server every frame goes through `send`.
@@ -281,6 +282,7 @@ def _absent(connection: Connection, channels: list[str]) -> None:
 
 
 async def _close(websocket: WebSocket, code: int, why: str) -> None:
+    metrics.CLOSES.labels(code=str(code)).inc()
     await websocket.close(code, reason(why))
 
 

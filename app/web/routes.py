@@ -13,6 +13,7 @@ from app.web import (
     health,
     judge_pages,
     judges,
+    metrics_page,
     overlay,
     public,
     spectator,
@@ -20,6 +21,7 @@ from app.web import (
 
 router = APIRouter()
 router.include_router(health.router)
+router.include_router(metrics_page.router)
 router.include_router(judges.router)
 router.include_router(head_judge.router)
 router.include_router(admin.router)
