@@ -141,9 +141,12 @@ class ProductionSet:
     generated: RoundOne
 
 
-@pytest.fixture
-def production_set(tmp_path: Path) -> Iterator[ProductionSet]:
+@pytest.fixture(scope="module")
+def production_set(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProductionSet]:
+    """One set for the file (it takes seconds to start): the tests below run in order, the
+    one that kills a process last."""
     caddy()
+    tmp_path = tmp_path_factory.mktemp("production-set")
     database_url = in_own_schema(postgres_url(), "production_set")
     stores = organizer_store(database_url)
     store: TournamentStore = next(stores)
@@ -209,6 +212,11 @@ def test_a_process_not_ready_gets_no_traffic(production_set: ProductionSet) -> N
         assert frozen_id not in still and len(still) == PROCESSES - 1, still
     finally:
         frozen.thaw()
+    # Ready again: the health check brings it back (and the next test finds all three).
+    deadline = time.monotonic() + 20
+    while frozen_id not in answering(proxy, tries=12) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert frozen_id in answering(proxy)
 
 
 @pytest.mark.slow
