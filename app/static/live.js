@@ -10,6 +10,34 @@
 const KEYED = { standings: "rows", clocks: "tables" };
 const STALE_AFTER_MS = 12000; // more than two missed heartbeats (they come every 5 s)
 
+// Reconnecting (issue 16): when the hall's Wi-Fi drops and comes back, every phone's feed
+// closes at the same moment. Each waits a random time before it tries again, so thousands
+// arrive over seconds, not in the same one: the first try between RETRY_FIRST_MS and
+// RETRY_FIRST_MS + RETRY_SPREAD_MS, each later one in a window twice as wide (up to
+// RETRY_MAX_MS), a new draw every time.
+export const RETRY_FIRST_MS = 500;
+export const RETRY_SPREAD_MS = 2500;
+export const RETRY_MAX_MS = 30000;
+
+/**
+ * How long to wait before try number `attempt` (0: the first after the feed closed).
+ * @param {number} attempt
+ * @param {() => number} [random] uniform in [0, 1)
+ */
+export function retryDelay(attempt, random = Math.random) {
+  const widest = Math.min(RETRY_MAX_MS, (RETRY_FIRST_MS + RETRY_SPREAD_MS) * 2 ** attempt);
+  return Math.round(RETRY_FIRST_MS + random() * (widest - RETRY_FIRST_MS));
+}
+
+/**
+ * When the browser says the network is back: soon, but not all at once (every phone in the
+ * hall hears the same `online` event).
+ * @param {() => number} [random] uniform in [0, 1)
+ */
+export function backOnlineDelay(random = Math.random) {
+  return Math.round(random() * RETRY_SPREAD_MS);
+}
+
 export class LiveFeed {
   constructor(tournamentId, channels, handlers = {}) {
     this.tournamentId = tournamentId;
@@ -21,7 +49,7 @@ export class LiveFeed {
     this.offsetMs = 0; // server time minus local time
     this.lastMessageAt = 0;
     this.status = "connecting";
-    this.retryMs = 500;
+    this.attempt = 0; // tries since the feed was last open (retryDelay)
     this.socket = null;
     this.closed = false;
     this.staleTimer = setInterval(() => this.checkStale(), 1000);
@@ -39,7 +67,7 @@ export class LiveFeed {
     socket.binaryType = "arraybuffer";
     this.socket = socket;
     socket.onopen = () => {
-      this.retryMs = 500;
+      this.attempt = 0;
       const wanted = {};
       for (const channel of this.channels) wanted[channel] = this.versions.get(channel) ?? null;
       socket.send(JSON.stringify({ type: "subscribe", channels: wanted }));
@@ -49,21 +77,21 @@ export class LiveFeed {
       if (this.socket !== socket) return;
       this.setStatus("offline");
       if (!this.closed) {
-        this.retryTimer = setTimeout(() => this.connect(), this.retryMs);
-        this.retryMs = Math.min(this.retryMs * 2, 10000);
+        this.retryTimer = setTimeout(() => this.connect(), retryDelay(this.attempt));
+        this.attempt += 1;
       }
     };
     return this;
   }
 
-  // The network is back (the browser's `online` event): connect now, not at the end of a
-  // back-off that may be 10 seconds away.
+  // The network is back (the browser's `online` event): connect within a few seconds, not
+  // at the end of a back-off that may be 30 seconds away.
   reconnectNow() {
     const state = this.socket?.readyState;
     if (this.closed || state === WebSocket.OPEN || state === WebSocket.CONNECTING) return;
     clearTimeout(this.retryTimer);
-    this.retryMs = 500;
-    this.connect();
+    this.attempt = 0;
+    this.retryTimer = setTimeout(() => this.connect(), backOnlineDelay());
   }
 
   close() {
