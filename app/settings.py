@@ -90,6 +90,9 @@ class Settings(BaseSettings):
     # need their own.
     redis_channel: str = Field(default="scoreboard:changes", min_length=1)
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
+    # `json`: one JSON object a line, a request's line among them (issue 16; compose.yaml
+    # sets it); `text`: uvicorn's own lines, as a person at a terminal reads them.
+    log_format: Literal["text", "json"] = "text"
     # The bearer token Prometheus sends for /metrics (issue 16); unset, /metrics is off.
     metrics_token: SecretStr | None = None
     host: str = "127.0.0.1"

@@ -1,6 +1,7 @@
 """`scoreboard serve`: the one command that loads the web app (uvicorn imports it)."""
 
 import gc
+import logging
 from pathlib import Path
 
 import typer
@@ -15,6 +16,7 @@ from app.settings import DEVELOPMENT_ADMIN_TOKEN, get_settings
 from app.web import create_app
 from app.web.addresses import reach_lines
 from app.web.live_protocol import HttpProtocol, LiveFeedProtocol
+from app.web.logs import configure_logging
 
 
 def serve(
@@ -42,18 +44,28 @@ def serve(
             err=True,
         )
         raise typer.Exit(code=2)
+    as_json = settings.log_format == "json"
+    if as_json:
+        configure_logging(as_json=True)  # this process's lines (a supervisor's, with workers)
+
+    def say(line: str) -> None:
+        # a log collector reads JSON lines only; a person, these as they are
+        if as_json:
+            logging.getLogger("scoreboard.serve").info(line)
+        else:
+            typer.echo(f"scoreboard: {line}", err=True)
+
     bound_host = host if host is not None else settings.host
     bound_port = port if port is not None else settings.port
     # Where the tablets and phones can open it: the address the QR codes should carry.
     scheme = "http" if ssl_certfile is None else "https"
     for line in reach_lines(bound_host, bound_port, scheme, settings):
-        typer.echo(f"scoreboard: {line}", err=True)
+        say(line)
     if settings.admin_token.get_secret_value() == DEVELOPMENT_ADMIN_TOKEN:
         # The known development default only: a token of one's own is never printed.
-        typer.echo(
-            f"scoreboard: the admin console (/admin) takes the development token "
-            f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day",
-            err=True,
+        say(
+            f"the admin console (/admin) takes the development token "
+            f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day"
         )
     uvicorn.run(
         # each worker process calls it: it settles that process's collector, then builds
@@ -83,12 +95,19 @@ def serve(
         # which browsers allow only in a secure context (docs/https.md).
         ssl_certfile=None if ssl_certfile is None else str(ssl_certfile),
         ssl_keyfile=None if ssl_keyfile is None else str(ssl_keyfile),
+        # JSON: uvicorn's lines go through the app's (app/web/logs.py), and the request log
+        # (one line per request, with its id, tournament, table and outcome) replaces the
+        # access log's
+        access_log=not as_json,
+        log_config=None if as_json else uvicorn.config.LOGGING_CONFIG,
     )
 
 
 def serving_app() -> FastAPI:
     """The app as `scoreboard serve` runs it, in each of its processes."""
     _settle_garbage_collector()
+    if get_settings().log_format == "json":
+        configure_logging(as_json=True)  # in each worker process too
     return create_app()
 
 

@@ -20,9 +20,10 @@ from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, live, pages, routes
-from app.web.guards import RateLimits, limit_bodies, refuse_guessers
+from app.web.deps import JUDGE_TABLE
+from app.web.guards import RateLimits, client_address, limit_bodies, refuse_guessers
 from app.web.health import ReadinessCheck
-from app.web.logs import redact_tokens_in_server_logs
+from app.web.logs import log_request, redact_tokens_in_server_logs, request_id_of
 
 
 class AppState(TypedDict):
@@ -61,25 +62,33 @@ HAND_ROUTES = ("/hands", "/corrections", "/voids")
 
 
 def timed(app: ASGIApp) -> ASGIApp:
-    """Every HTTP request timed, from its first byte to the last of its answer, by method,
-    route template and status (metrics.REQUEST_SECONDS), and a hand entry's outcome counted
-    with the rule its refusal names (metrics.HANDS, read from the problem it answered). A
-    path no route matched is "unmatched": a label never holds what a client made up."""
+    """Every HTTP request timed and written down once it is answered:
+    - its time, by method, route template and status (metrics.REQUEST_SECONDS), and a hand
+      entry's outcome with the rule its refusal names (metrics.HANDS, read from the problem
+      it answered);
+    - one line in the request log (logs.log_request): its id (also sent back as
+      X-Request-Id), the route, the tournament, the table of a judge's token, the status,
+      the outcome with a refusal's rule, and the time taken. Never a header, a query or a
+      body: that is where tokens are.
+    A path no route matched is "unmatched": a label never holds what a client made up."""
 
     async def timing(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
         started = time.perf_counter()
+        request_id = request_id_of(scope["headers"])
         status = 500  # an exception before any answer: the server's error
-        refusal: bytearray | None = None  # a refused hand entry's problem, as it is sent
+        refusal: bytearray | None = None  # a refusal's problem, as it is sent
 
         async def noting(message: Message) -> None:
             nonlocal status, refusal
             if message["type"] == "http.response.start":
                 status = message["status"]
-                if status >= 400 and _hand_entry(scope):
+                if status >= 400:
                     refusal = bytearray()
+                headers = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
+                message = {**message, "headers": headers}
             elif refusal is not None and len(refusal) < PROBLEM_BYTES:
                 refusal += message.get("body", b"")
             await send(message)
@@ -87,15 +96,27 @@ def timed(app: ASGIApp) -> ASGIApp:
         try:
             await app(scope, receive, noting)
         finally:
+            seconds = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", None) or "unmatched"
-            metrics.REQUEST_SECONDS.labels(scope["method"], route, str(status)).observe(
-                time.perf_counter() - started
-            )
+            metrics.REQUEST_SECONDS.labels(scope["method"], route, str(status)).observe(seconds)
+            rule = None if refusal is None else _rule_of(refusal)
             if _hand_entry(scope):
                 if 200 <= status < 300:
                     metrics.HANDS.labels("accepted", "").inc()
                 else:
-                    metrics.HANDS.labels("refused", _rule_of(refusal, status)).inc()
+                    metrics.HANDS.labels("refused", rule or f"HTTP {status}").inc()
+            log_request(
+                request_id=request_id,
+                method=scope["method"],
+                route=route,
+                tournament=_tournament_of(scope),
+                table=scope.get("state", {}).get(JUDGE_TABLE),
+                status=status,
+                outcome="ok" if status < 400 else "refused" if status < 500 else "error",
+                rule=rule,
+                ms=round(seconds * 1000, 1),
+                client=client_address(scope),
+            )
 
     return timing
 
@@ -108,13 +129,19 @@ def _hand_entry(scope: Scope) -> bool:
     return scope["method"] == "POST" and route.endswith(HAND_ROUTES)
 
 
-def _rule_of(problem: bytearray | None, status: int) -> str:
-    """The rule a refused entry's problem names (RULES.md, CONTRACT.md), else its status."""
+def _tournament_of(scope: Scope) -> int | None:
+    """The tournament a request's route names, as the route takes it (10 digits at most)."""
+    named = str(scope.get("path_params", {}).get("tournament_id", ""))
+    return int(named) if named.isascii() and named.isdigit() and len(named) <= 10 else None
+
+
+def _rule_of(problem: bytearray) -> str | None:
+    """The rule a refusal's problem names (RULES.md, CONTRACT.md), if it names one."""
     try:
-        rule = json.loads(bytes(problem or b"")).get("rule")
+        rule = json.loads(bytes(problem)).get("rule")
     except (ValueError, AttributeError):
-        rule = None
-    return rule if isinstance(rule, str) and len(rule) <= 40 else f"HTTP {status}"
+        return None
+    return rule if isinstance(rule, str) and len(rule) <= 40 else None
 
 
 def answers_first(app: ASGIApp) -> ASGIApp:

@@ -25,6 +25,8 @@ RoundParam = Annotated[
     Query(alias="round", ge=1, le=MAX_NUMBER, description="The round (default: the current round)"),
 ]
 
+JUDGE_TABLE = "judge_table"  # request.state: the table of the judge's token, once checked
+
 bearer = HTTPBearer(auto_error=False, description="An admin token or a judge's table token")
 
 
@@ -107,6 +109,7 @@ def require_judge(request: Request, store: StoreDep, credentials: Credentials) -
     except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
         raise unauthorized(request, credentials, str(refused)) from None
     _signed_in(request, credentials.credentials, f"table-token-{token.id}")
+    setattr(request.state, JUDGE_TABLE, token.table)  # for the request's log line
     return Judge(token.tournament_id, token.table, token.id)
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
+from typing import Any
+
+import structlog
 
 # `token=`, `access_token=`, `admin-token=` ... as a query parameter, up to the next one.
 _TOKEN_IN_QUERY = re.compile(r"(?i)([?&;][\w.~-]*token=)[^&;#\s\"']*")
@@ -45,3 +49,59 @@ def redact_tokens_in_server_logs() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(each, RedactTokens) for each in logger.filters):
             logger.addFilter(RedactTokens())
+
+
+# -- one line per request (issue 16) ---------------------------------------------------------
+
+REQUESTS = "scoreboard.requests"
+REQUEST_ID = "x-request-id"
+# A request id a client or the proxy sends is kept if it looks like one: up to 64 of these.
+_GOOD_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
+    """The request's id: the proxy's or the client's X-Request-Id if it is a plain one, else a
+    new one. It goes back in the answer's X-Request-Id, so a judge's report can name it."""
+    for name, value in headers:
+        if name == REQUEST_ID.encode():
+            text = value.decode("latin-1")
+            if _GOOD_REQUEST_ID.fullmatch(text):
+                return text
+            break
+    return secrets.token_hex(8)
+
+
+def configure_logging(as_json: bool) -> None:
+    """The server's own lines (the request log, the app's warnings) through structlog: one
+    JSON object a line for a log collector (production), or key=value lines for a person at
+    a terminal. Only `scoreboard serve` calls it: a library or a test keeps its own logging."""
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if as_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    shared: list[Any] = [
+        structlog.stdlib.ExtraAdder(),  # a request line's fields (log_request)
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=shared,
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        )
+    )
+    handler.addFilter(RedactTokens())
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.INFO)
+
+
+def log_request(**fields: Any) -> None:
+    """One request's line (app/web/__init__.py, `timed`): what it asked and how it ended,
+    never a header, a query or a body, where a token would be."""
+    requests = logging.getLogger(REQUESTS)
+    if requests.isEnabledFor(logging.INFO):  # only under `scoreboard serve` (configure_logging)
+        requests.info("request", extra=fields)

@@ -5,12 +5,14 @@ process (`scoreboard token --revoke`) and the revoked token's next request."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
 import cli_runner
 import httpx
+import pytest
 from judging_setup import club_opening, hand, self_draw
 from websockets.sync.client import connect
 
@@ -25,7 +27,12 @@ def scoreboard(database_url: str, *args: str) -> subprocess.CompletedProcess[str
     return cli_runner.scoreboard(*args, env={**os.environ, "SCOREBOARD_DATABASE_URL": database_url})
 
 
-def test_no_token_reaches_any_line_the_server_writes(database_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_no_token_reaches_any_line_the_server_writes(
+    database_url: str, tmp_path: Path, log_format: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With uvicorn's access log (text), and with the request log of JSON lines (issue 16)."""
+    monkeypatch.setenv("SCOREBOARD_LOG_FORMAT", log_format)
     tid = import_log(database_url, club_opening(), tmp_path)
     issued = scoreboard(database_url, "token", str(tid), "--table", "1")
     assert issued.returncode == 0, issued.stderr
@@ -68,9 +75,22 @@ def test_no_token_reaches_any_line_the_server_writes(database_url: str, tmp_path
         assert httpx.get(f"{base}/judge?token={table_1}").status_code == 200
 
     written = log_path.read_text(encoding="utf-8", errors="replace")
-    assert '"GET /judge?token=[redacted] HTTP/1.1" 200' in written  # the access log was on
-    assert "/judge?round=1&token=[redacted]&x=y" in written
-    assert '"GET /judge/whoami HTTP/1.1" 401' in written
+    if log_format == "text":
+        assert '"GET /judge?token=[redacted] HTTP/1.1" 200' in written  # the access log was on
+        assert "/judge?round=1&token=[redacted]&x=y" in written
+        assert '"GET /judge/whoami HTTP/1.1" 401' in written
+    else:
+        lines = [json.loads(line) for line in written.splitlines() if line.startswith("{")]
+        requests = [line for line in lines if line.get("event") == "request"]
+        # one line per request: its id, route template, tournament, table, outcome and time
+        (hand_line,) = [r for r in requests if r["route"].endswith("/hands")]
+        assert hand_line["tournament"] == tid and hand_line["table"] == 1
+        assert hand_line["status"] == 201 and hand_line["outcome"] == "ok"
+        assert hand_line["ms"] > 0 and len(hand_line["request_id"]) == 16
+        refusals = [r for r in requests if r["route"] == "/judge/whoami" and r["status"] == 401]
+        assert len(refusals) == 2 and {r["outcome"] for r in refusals} == {"refused"}
+        assert len([r for r in requests if r["route"] == "/judge"]) == 3
+        assert not [line for line in written.splitlines() if line and not line.startswith("{")]
     for token in (table_1, table_2, WRONG_TOKEN):
         assert token not in written, f"a token is in the server's output:\n{written}"
     assert table_1 not in revoked.stdout + revoked.stderr
