@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -31,7 +32,7 @@ from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import VERSION_POLL_INTERVAL
 from app.realtime.source import Commit
 from app.services.store import Appended, TournamentStore
-from bench.load import RoundOne, free_port, in_own_schema
+from bench.load import RoundOne, free_port, hand_headers, hands_url, in_own_schema
 from tests.integration.conftest import postgres_url
 from tests.integration.judging_setup import club_opening, discard, hand, self_draw
 from tests.integration.live_setup import (
@@ -376,4 +377,77 @@ def test_serve_with_two_workers_answers_from_both_and_every_client_sees_every_ha
         run(scenario())
     finally:
         server.stop()
+        stores.close()
+
+
+@pytest.mark.slow
+def test_retries_sent_to_other_processes_enter_each_hand_once_and_every_client_agrees(
+    backplane_redis: str, tmp_path: Path
+) -> None:
+    """Issue 16, three processes on PostgreSQL and Redis, addressed one by one (as a proxy
+    may send a tablet's retry anywhere): each hand goes to one process, then its retry, the
+    same key and body, to each of the other two, and once more to all three at the same
+    moment. Every answer for a key is the first one; the log holds each hand once; clients
+    on the three processes see the same versions, in order, and end on the same states."""
+    database_url = in_own_schema(postgres_url(), "live_three")
+    stores = organizer_store(database_url)
+    store = next(stores)
+    generated = RoundOne.generate(players=64, seed=68)
+    tournament = open_tournament(store, generated.setup_lines, generated.tables)
+    servers = [
+        LiveServer(database_url, free_port(), tmp_path / f"{n}.log", redis_url=backplane_redis)
+        for n in range(3)
+    ]
+    bodies = [generated.hands[table][0] for table in generated.tables[:9]]
+
+    async def scenario() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(
+                    Client.open(server.ws_url(tournament.tid, CHANNELS), name=f"on {n}")
+                )
+                for n, server in enumerate(servers)
+            ]
+            for client in clients:
+                await client.until(lambda m: m.channel == "table:1")
+            http = await stack.enter_async_context(http_client())
+
+            async def post(server: LiveServer, body: dict[str, object], key: str) -> httpx.Response:
+                table = int(str(body["table"]))
+                headers = hand_headers(tournament.tokens[table], key)
+                return await http.post(
+                    hands_url(server.base_url, tournament.tid), json=body, headers=headers
+                )
+
+            versions = []
+            for number, body in enumerate(bodies):
+                key = f"three-{number}"
+                first = await post(servers[number % 3], body, key)
+                assert first.status_code == 201, first.text
+                again = [await post(servers[(number + k) % 3], body, key) for k in (1, 2)]
+                at_once = await asyncio.gather(*(post(server, body, key) for server in servers))
+                for answer in [*again, *at_once]:
+                    assert (answer.status_code, answer.json()) == (201, first.json()), key
+                versions.append(first.json()["version"])
+            assert versions == sorted(versions) and len(set(versions)) == len(bodies)
+
+            last = versions[-1]
+            for client in clients:
+                await client.until_version("clocks", last, timeout=VERSION_POLL_INTERVAL + 5)
+                await client.quiet(0.3)
+                seen = [m.version for m in client.of("clocks")]
+                assert seen == sorted(seen), client.name  # in order, each applied on the last
+            for channel in CHANNELS.split(","):
+                states = [client.held[channel].state for client in clients]
+                assert states[0] == states[1] == states[2], channel
+
+    for server in servers:
+        server.start()  # one at a time: each migrates before it serves
+    try:
+        run(scenario())
+        entered = [json.loads(line) for line in store.export(tournament.tid)]
+        assert len([line for line in entered if line["type"] == "hand"]) == len(bodies)
+    finally:
+        for server in servers:
+            server.stop()
         stores.close()
