@@ -4,19 +4,21 @@ of their own; on both databases, against a real server with real websocket clien
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from app.settings import Settings
 from app.web import create_app
 from app.web.live_protocol import HttpProtocol
-from bench.load import HOST, RoundOne
+from bench.load import HOST, ROOT, RoundOne
 from tests.integration.live_setup import (
     Api,
     Client,
@@ -172,3 +174,32 @@ def test_every_answer_carries_its_request_id_and_a_made_up_one_is_replaced(
     for answer in (made, odd, spaced):
         assert re.fullmatch(r"[0-9a-f]{16}", answer.headers["x-request-id"]), answer.headers
     assert len({made.headers["x-request-id"], odd.headers["x-request-id"]}) == 2
+
+
+def test_the_dashboard_asks_only_for_figures_a_process_serves(
+    served: tuple[str, Tournament, RoundOne],
+) -> None:
+    """docs/grafana-dashboard.json stays in step with /metrics: every series a panel asks
+    for is one a scrape gives (a histogram's _bucket, _count and _sum included)."""
+    base_url, _, _ = served
+    # by each family's type, the series it gives once it has been observed
+    suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}
+    served_names = {
+        family.name + suffix
+        for family in scraped_families(base_url)
+        for suffix in suffixes.get(family.type, ("",))
+    }
+    dashboard = json.loads((ROOT / "docs" / "grafana-dashboard.json").read_text())
+    asked = {
+        name
+        for panel in dashboard["panels"]
+        for target in panel["targets"]
+        for name in re.findall(r"\b((?:scoreboard|process)_[a-z_]+)\b", target["expr"])
+    }
+    assert asked, "the dashboard asks for nothing"
+    assert {name for name in asked if name not in served_names} == set()
+
+
+def scraped_families(base_url: str) -> list[Metric]:
+    answer = httpx.get(f"{base_url}/metrics", headers=READER)
+    return list(text_string_to_metric_families(answer.text))
