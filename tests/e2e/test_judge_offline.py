@@ -216,7 +216,7 @@ def test_a_hand_dealt_offline_before_the_deadline_lands_after_it(device: Any, ev
     table = 3
     # Room to open the tablet, deal and send hand 1 before it (about 2 s here); every second
     # more is a second the test waits for the time limit to pass
-    deadline = datetime.now(UTC) + timedelta(seconds=12)
+    deadline = datetime.now(UTC) + timedelta(seconds=8)
     schedule(event, table, deadline - timedelta(minutes=70))
     page = open_tablet(device, event, table)
 

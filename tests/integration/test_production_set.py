@@ -88,6 +88,10 @@ def proxy_in_front_of(servers: list[LiveServer], folder: Path) -> Iterator[Proxy
         "SCOREBOARD_HTTPS_PORT": str(https_port),
         "SCOREBOARD_HTTP_PORT": str(http_port),
         "SCOREBOARD_UPSTREAMS": " ".join(f"{HOST}:{server.port}" for server in servers),
+        # the health check every half second with 1 s to answer, not 2 s and 3 s: the same
+        # check, a shorter wait
+        "SCOREBOARD_HEALTH_INTERVAL": "500ms",
+        "SCOREBOARD_HEALTH_TIMEOUT": "1s",
     }
     with (folder / "caddy.log").open("wb") as log:
         process = subprocess.Popen(
@@ -196,7 +200,7 @@ def test_a_process_not_ready_gets_no_traffic(production_set: ProductionSet) -> N
     proxy, frozen = production_set.proxy, production_set.servers[1]
     assert len(answering(proxy)) == PROCESSES
     # Frozen (SIGSTOP): its /api/ready does not answer, so the proxy's health check takes it
-    # out within an interval and a timeout (deploy/Caddyfile: 2 s and 3 s); until then a
+    # out within an interval and a timeout (deploy/Caddyfile: here 0.5 s and 1 s); until then a
     # request sent its way waits, and after it none is sent its way.
     frozen_id = httpx.get(f"{frozen.base_url}/api/ready").json()["process"]
     frozen.freeze()
