@@ -80,7 +80,12 @@ class ReadinessCheck:
         engine: Engine,
         redis_ping: Callable[[], Awaitable[bool]] | None,
         process: str,
+        *,
+        fresh: float = READY_FRESH,
+        timeout: float = READY_TIMEOUT,
     ) -> None:
+        self.fresh = fresh
+        self.timeout = timeout
         self.process = process
         self.database_url = database_url
         self.engine = engine
@@ -92,7 +97,7 @@ class ReadinessCheck:
 
     async def answer(self) -> Readiness:
         async with self._lock:
-            if self._answer is None or time.monotonic() - self._answered_at > READY_FRESH:
+            if self._answer is None or time.monotonic() - self._answered_at > self.fresh:
                 self._answer = await self._check()
                 self._answered_at = time.monotonic()
             return self._answer
@@ -125,7 +130,7 @@ class ReadinessCheck:
             )
         try:
             # shield: a check that times out goes on, and the next one waits for it
-            return True, await asyncio.wait_for(asyncio.shield(self._database), READY_TIMEOUT)
+            return True, await asyncio.wait_for(asyncio.shield(self._database), self.timeout)
         except (TimeoutError, SQLAlchemyError, OSError) as error:
             log.warning("readiness: the database did not answer (%s)", type(error).__name__)
             return False, None
@@ -134,7 +139,7 @@ class ReadinessCheck:
         if self.redis_ping is None:
             return "not used"
         try:
-            reached = await asyncio.wait_for(self.redis_ping(), READY_TIMEOUT)
+            reached = await asyncio.wait_for(self.redis_ping(), self.timeout)
         except TimeoutError:
             reached = False
         return "ok" if reached else "unreachable"
