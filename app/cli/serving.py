@@ -67,6 +67,13 @@ def serve(
             f"the admin console (/admin) takes the development token "
             f"{DEVELOPMENT_ADMIN_TOKEN!r}; set SCOREBOARD_ADMIN_TOKEN for the real day"
         )
+    if workers > 1:
+        # Each worker brings the schema to the head as it starts; on a database never
+        # migrated, several at once raced to create the same tables, one failed, and uvicorn
+        # stopped them all. Once here first, they find it at the head.
+        from app.db.engine import migrate
+
+        migrate(settings.database_url)
     uvicorn.run(
         # each worker process calls it: it settles that process's collector, then builds
         "app.cli.serving:serving_app",

@@ -326,16 +326,17 @@ def wait_for_subscribers(redis: RedisServer, count: int, within: float = 15.0) -
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_serve_with_two_workers_answers_from_both_and_every_client_sees_every_hand(
-    backplane_redis: str, tmp_path: Path
+    backplane_redis: str, tmp_path: Path, database: str
 ) -> None:
     """`scoreboard serve --workers 2` (issue 16): two processes on one port, joined by Redis.
-    On PostgreSQL, the database of such a set-up; the pair above covers SQLite."""
-    database_url = in_own_schema(postgres_url(), "live_workers")
-    stores = organizer_store(database_url)
-    store = next(stores)
-    generated = RoundOne.generate(players=64, seed=65)
-    tournament = open_tournament(store, generated.setup_lines, generated.tables)
+    Started on a database never migrated, as a new hall's is: the two must not migrate it at
+    once (on SQLite one failed, and uvicorn stopped both)."""
+    if database == "sqlite":
+        database_url = f"sqlite:///{tmp_path / 'workers.db'}"
+    else:
+        database_url = in_own_schema(postgres_url(), "live_workers")
     server = LiveServer(
         database_url,
         free_port(),
@@ -344,6 +345,10 @@ def test_serve_with_two_workers_answers_from_both_and_every_client_sees_every_ha
         options=("--workers", "2"),
     )
     server.start(ready_within=60.0)
+    stores = organizer_store(database_url)
+    store = next(stores)
+    generated = RoundOne.generate(players=64, seed=65)
+    tournament = open_tournament(store, generated.setup_lines, generated.tables)
     try:
         # Both processes answer on the one port: each new connection goes to either.
         processes: set[str] = set()
