@@ -23,6 +23,7 @@ import socket
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -297,12 +298,15 @@ class Api:
         self.http = http
         self.base = f"{base_url}/api/tournaments/{tournament.tid}"
         self.tournament = tournament
+        # Keys unique to this Api: an id() was reused by the next Api made after one was
+        # freed, and its first hand's key met the earlier hand's (rightly refused, 422)
+        self._prefix = f"live-{uuid.uuid4().hex[:12]}"
         self._keys = 0
 
     async def judge(self, route: str, body: dict[str, Any], *, table: int) -> dict[str, Any]:
         """A judge's write; hands, corrections and voids carry a fresh Idempotency-Key."""
         self._keys += 1
-        headers = hand_headers(self.tournament.tokens[table], f"live-{id(self)}-{self._keys}")
+        headers = hand_headers(self.tournament.tokens[table], f"{self._prefix}-{self._keys}")
         response = await self.http.post(f"{self.base}/{route}", json=body, headers=headers)
         assert response.status_code == 201, response.text
         answer: dict[str, Any] = response.json()
