@@ -124,6 +124,16 @@ def in_own_schema(url: str, schema: str) -> str:
     return f"{url}{separator}options=-csearch_path%3D{schema}"
 
 
+def stop_process(process: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+    """SIGTERM, and SIGKILL if it has not exited within `grace` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((HOST, 0))
@@ -193,15 +203,11 @@ class Server:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGCONT)
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 10.0) -> None:
         if self.process is None or self.process.poll() is not None:
             return
         self.thaw()  # a stopped process would not act on SIGTERM
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        stop_process(self.process, grace)
 
     @property
     def log(self) -> str:

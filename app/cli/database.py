@@ -62,8 +62,8 @@ def backup(destination: Path) -> None:
     """An online, consistent copy of the SQLite database (issue 16). SQLite's backup API
     copies every page in one read transaction: in WAL mode the server's writers go on
     meanwhile, and the copy is the database as it stood at one moment. It is written beside
-    its name and renamed once checked, so an interrupted backup leaves no file that looks
-    whole."""
+    its name and linked to it once checked, so an interrupted backup leaves no file that
+    looks whole."""
     from sqlalchemy.engine import make_url
 
     from app.db.engine import normalize_url

@@ -9,6 +9,7 @@ import uvicorn
 from fastapi import FastAPI
 from pydantic import ValidationError
 
+from app.db.engine import migrate
 from app.settings import DEVELOPMENT_ADMIN_TOKEN, get_settings
 
 # The whole web app is loaded with this module, in each worker process too (uvicorn imports
@@ -71,8 +72,6 @@ def serve(
         # Each worker brings the schema to the head as it starts; on a database never
         # migrated, several at once raced to create the same tables, one failed, and uvicorn
         # stopped them all. Once here first, they find it at the head.
-        from app.db.engine import migrate
-
         migrate(settings.database_url)
     uvicorn.run(
         # each worker process calls it: it settles that process's collector, then builds

@@ -100,7 +100,7 @@ def timed(app: ASGIApp) -> ASGIApp:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             metrics.REQUEST_SECONDS.labels(scope["method"], route, str(status)).observe(seconds)
             rule = None if refusal is None else _rule_of(refusal)
-            if _hand_entry(scope):
+            if _hand_entry(scope["method"], route):
                 if 200 <= status < 300:
                     metrics.HANDS.labels("accepted", "").inc()
                 else:
@@ -124,9 +124,8 @@ def timed(app: ASGIApp) -> ASGIApp:
 PROBLEM_BYTES = 4096  # of a refusal's answer read for its rule: a problem is far shorter
 
 
-def _hand_entry(scope: Scope) -> bool:
-    route = getattr(scope.get("route"), "path", "")
-    return scope["method"] == "POST" and route.endswith(HAND_ROUTES)
+def _hand_entry(method: str, route: str) -> bool:
+    return method == "POST" and route.endswith(HAND_ROUTES)
 
 
 def _tournament_of(scope: Scope) -> int | None:

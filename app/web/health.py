@@ -25,7 +25,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from functools import cache
 from typing import Literal
 
 from fastapi import APIRouter, Request, Response
@@ -66,11 +65,6 @@ class Readiness(BaseModel):
     )
 
 
-@cache
-def _head() -> str | None:
-    return head_revision()  # read from the migration scripts: once per process
-
-
 class ReadinessCheck:
     """One process's readiness, checked at most once every READY_FRESH seconds."""
 
@@ -105,7 +99,7 @@ class ReadinessCheck:
     async def _check(self) -> Readiness:
         reached, revision = await self._schema_revision()
         redis = await self._redis()
-        head = _head()
+        head = head_revision()  # read from the migration scripts once per process
         migrations: Literal["at head", "not at head", "unknown"] = (
             "unknown" if not reached else "at head" if revision == head else "not at head"
         )

@@ -162,16 +162,9 @@ class LiveServer(Server):
                 environment.setenv("SCOREBOARD_REDIS_CHANNEL", backplane_channel())
             super().start(ready_within)
 
-    def stop(self) -> None:
+    def stop(self, grace: float = SHUTDOWN_GRACE) -> None:
         """SIGTERM, and SIGKILL if it has not exited within SHUTDOWN_GRACE."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.thaw()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=SHUTDOWN_GRACE)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        super().stop(grace)
 
     def seconds_to_stop(self, limit: float) -> float:
         """SIGTERM, then how long a graceful shutdown took (`limit` and a SIGKILL if longer)."""

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.settings import Settings
 from app.web import create_app
+from bench.load import stop_process
 
 PACKAGE_VERSION = version("wsom-scoreboard")
 
@@ -82,12 +83,7 @@ def test_scoreboard_serve_answers_health_over_http(tmp_path: Path) -> None:
         try:
             response = wait_for_health(f"http://127.0.0.1:{port}/api/health", server)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_process(server)
 
     assert response is not None, f"server never answered:\n{log_path.read_text()}"
     assert response.status_code == 200

@@ -45,14 +45,19 @@ def served(settings: Settings) -> Iterator[tuple[str, Tournament, RoundOne]]:
         yield f"http://{HOST}:{server.config.port}", tournament, generated
 
 
-def scraped(base_url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
-    """Every sample of one scrape, by name and labels."""
+def scraped_families(base_url: str) -> list[Metric]:
+    """One scrape, as the families Prometheus would read."""
     answer = httpx.get(f"{base_url}/metrics", headers=READER)
     assert answer.status_code == 200, answer.text
     assert answer.headers["content-type"].startswith("text/plain; version=")
+    return list(text_string_to_metric_families(answer.text))
+
+
+def scraped(base_url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of one scrape, by name and labels."""
     return {
         (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(answer.text)
+        for family in scraped_families(base_url)
         for sample in family.samples
     }
 
@@ -198,8 +203,3 @@ def test_the_dashboard_asks_only_for_figures_a_process_serves(
     }
     assert asked, "the dashboard asks for nothing"
     assert {name for name in asked if name not in served_names} == set()
-
-
-def scraped_families(base_url: str) -> list[Metric]:
-    answer = httpx.get(f"{base_url}/metrics", headers=READER)
-    return list(text_string_to_metric_families(answer.text))

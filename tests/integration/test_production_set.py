@@ -28,7 +28,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from app.services.store import TournamentStore
-from bench.load import HOST, ROOT, RoundOne, free_port, hand_headers, hands_url, in_own_schema
+from bench.load import (
+    HOST,
+    ROOT,
+    RoundOne,
+    free_port,
+    hand_headers,
+    hands_url,
+    in_own_schema,
+    stop_process,
+)
 from tests.integration.conftest import postgres_url
 from tests.integration.live_setup import (
     Client,
@@ -113,12 +122,7 @@ def proxy_in_front_of(servers: list[LiveServer], folder: Path) -> Iterator[Proxy
             time.sleep(0.2)
         yield proxy
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 def ready_through(proxy: Proxy, timeout: float = 10.0) -> httpx.Response:

@@ -48,6 +48,13 @@ def test_a_migrated_process_is_ready_and_says_it_uses_no_redis(client: TestClien
     assert answer["redis"] == "not used"
 
 
+def timed_ready(client: TestClient) -> tuple[Any, float]:
+    """/api/ready's answer, and the seconds it took."""
+    asked = time.monotonic()
+    response = client.get("/api/ready")
+    return response, time.monotonic() - asked
+
+
 def quick(client: TestClient) -> ReadinessCheck:
     """The app's check, its answer kept 0.05 s and its parts given 0.5 s: the same check,
     with shorter waits for the test."""
@@ -117,9 +124,7 @@ def test_a_database_that_does_not_answer_makes_the_process_unready_within_the_ti
     assert client.get("/api/ready").status_code == 200
     time.sleep(check.fresh)  # the answer kept from that check has gone stale
     with alembic_version_locked(url):
-        asked = time.monotonic()
-        response = client.get("/api/ready")
-        took = time.monotonic() - asked
+        response, took = timed_ready(client)
         assert response.status_code == 503, response.text
         assert response.json()["database"] == "unreachable"
         assert response.json()["migrations"] == "unknown"
@@ -171,9 +176,7 @@ def test_a_redis_that_never_answers_is_reported_and_leaves_the_process_ready(
         SilentRedis() as silent,
         TestClient(create_app(redis_settings(settings, silent.url))) as client,
     ):
-        asked = time.monotonic()
-        response = client.get("/api/ready")
-        took = time.monotonic() - asked
+        response, took = timed_ready(client)
     assert response.status_code == 200, response.text
     assert response.json()["redis"] == "unreachable"
     assert response.json()["status"] == "ready"
