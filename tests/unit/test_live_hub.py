@@ -55,7 +55,7 @@ def connection(socket: Socket, *, text: bool = False) -> Connection:
 
 
 def queued(client: Connection) -> list[bytes]:
-    return [frame for _, frame in client.queue._queue]  # type: ignore[attr-defined]
+    return [frame for _, frame in client.queue.items or ()]
 
 
 def test_an_idle_client_gets_the_frame_on_its_socket_at_once() -> None:
