@@ -114,6 +114,11 @@ class Settings(BaseSettings):
     # its queue and socket buffers for that long (app/realtime/hub.py).
     ws_send_timeout: float = Field(default=10.0, ge=1, le=300)
     ws_close_grace: float = Field(default=5.0, ge=0.5, le=60)
+    # Seconds the feed keeps a channel's changes after its last client left, for clients
+    # that come back with the versions they hold: when the hall's Wi-Fi drops, every phone
+    # may leave at once and return seconds later (app/realtime/hub.py, `linger`). 0 forgets
+    # a channel as soon as nobody follows it.
+    ws_resume_seconds: float = Field(default=60.0, ge=0, le=3600)
     # Seconds an Idempotency-Key claimed by a request of a live process is held before a
     # retry may take it over, for a request that is only slow. A claim of a process that is
     # gone (killed, or frozen past its heartbeat), or of a request no longer running, is

@@ -34,6 +34,7 @@ from app.domain.log import format_time
 from app.domain.tournament import Tournament
 from app.read.views import LiveStandings, LiveState, States, in_tournament
 from app.realtime.channels import TIMED, as_json, change, channel_kind
+from app.realtime.queues import SmallQueue
 from app.realtime.source import Commit, TournamentSource
 
 log = logging.getLogger(__name__)
@@ -99,9 +100,10 @@ class Connection:
     abort: Callable[[], None] | None = None  # and to cut the connection without a goodbye
     peer: str = ""  # host:port of the socket, for the log line when it is dropped
     channels: dict[str, int | None] = field(default_factory=dict)
-    # (channel or None, frame): the channel lets a resync drop its stale changes
-    queue: asyncio.Queue[tuple[str | None, bytes]] = field(
-        default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
+    # (channel or None, frame): the channel lets a resync drop its stale changes. Empty
+    # nearly all the time (frames go straight to the socket), so it keeps nothing then.
+    queue: SmallQueue[tuple[str | None, bytes]] = field(
+        default_factory=lambda: SmallQueue(QUEUE_LIMIT)
     )
     resync: set[str] = field(default_factory=set)
     writer: asyncio.Task[None] | None = None
@@ -144,8 +146,10 @@ class Feed:
     tournament_id: int
     hub: Hub
     connections: set[Connection] = field(default_factory=set)
-    # channel -> its clients: a flush visits only them, and never rebuilds the channel list
+    # channel -> its clients: a flush visits only them, and never rebuilds the channel list.
+    # A channel whose last client left stays, with no clients, for the hub's `linger`.
     subscribers: dict[str, set[Connection]] = field(default_factory=dict)
+    left: dict[str, float] = field(default_factory=dict)  # channel -> when its last client left
     # channel -> (version, state) of what its clients hold
     states: dict[str, tuple[int, LiveState]] = field(default_factory=dict)
     history: dict[str, deque[tuple[int, int, bytes]]] = field(default_factory=dict)
@@ -175,17 +179,31 @@ class Feed:
     def _join(self, connection: Connection, channel: str, version: int) -> None:
         connection.channels[channel] = version
         self.subscribers.setdefault(channel, set()).add(connection)
+        self.left.pop(channel, None)
 
     def _leave(self, connection: Connection, channel: str) -> None:
         connection.channels.pop(channel, None)
         clients = self.subscribers.get(channel)
         if clients is not None:
             clients.discard(connection)
-            if not clients:
+            if not clients and self.hub.linger > 0:
+                # Still flushed, so that its state and history stay current for the clients
+                # coming back (Hub.linger); forgotten by `expire` after that.
+                self.left[channel] = time.monotonic()
+            elif not clients:
                 del self.subscribers[channel]
-                # A flush brings only followed channels up to date: a state kept for nobody
-                # would go stale, and the next to follow the channel would get it.
                 self._forget(channel)
+
+    def expire(self, now: float) -> None:
+        """Forget the channels nobody has followed for the hub's `linger`. A flush brings
+        only the channels in `subscribers` up to date: once out, a state kept would go
+        stale, and the next to follow the channel would get it."""
+        for channel, at in list(self.left.items()):
+            if now - at >= self.hub.linger:
+                del self.left[channel]
+                if not self.subscribers.get(channel):
+                    self.subscribers.pop(channel, None)
+                    self._forget(channel)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -483,6 +501,7 @@ class Hub:
         clock: Callable[[], datetime] = utc_now,
         send_timeout: float,
         close_grace: float,
+        linger: float = 0.0,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -491,6 +510,12 @@ class Hub:
         # SCOREBOARD_WS_CLOSE_GRACE, whose defaults are the server's)
         self.send_timeout = send_timeout
         self.close_grace = close_grace
+        # Seconds a channel's state and history outlive its last client
+        # (SCOREBOARD_WS_RESUME_SECONDS). When the hall's Wi-Fi drops, every phone's
+        # connection may end at once; coming back seconds later, each resumes from the
+        # history with the changes it missed (about 1 KB a hand), not with a snapshot of the
+        # whole standings (about 200 KB for 1,024 players) that a forgotten channel needs.
+        self.linger = linger
         self.answer_wait = ANSWER_WAIT  # longest an update waits for the answers owed
         self.feeds: dict[int, Feed] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -598,7 +623,9 @@ class Hub:
             self._sweep_once(stuck_for)  # its loop's variables end with it (_heartbeats)
 
     def _sweep_once(self, stuck_for: int) -> None:
+        now = time.monotonic()
         for feed in list(self.feeds.values()):
+            feed.expire(now)
             for connection in list(feed.connections):
                 since = connection.sending_since
                 if since is not None and self.sweeps - since >= stuck_for:
@@ -643,7 +670,7 @@ class Hub:
         while True:
             await asyncio.sleep(VERSION_POLL_INTERVAL)
             for tournament_id, feed in list(self.feeds.items()):
-                if not feed.connections:
+                if not feed.subscribers:  # followed, or left for a moment (LINGER)
                     continue
                 try:
                     version = await asyncio.to_thread(self.store.stored_version, tournament_id)

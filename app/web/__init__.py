@@ -221,6 +221,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store,
             send_timeout=app_settings.ws_send_timeout,
             close_grace=app_settings.ws_close_grace,
+            linger=app_settings.ws_resume_seconds,
         )
         await hub.start()  # it subscribes to the store's commits
         backplane = None

@@ -609,38 +609,64 @@ def test_a_client_that_reconnects_with_the_newest_version_gets_nothing_again(
     run(scenario())
 
 
-def test_a_client_that_resumes_from_before_the_history_gets_fresh_snapshots(
+async def left_alone_then_resumed(server: LiveServer, club: Tournament) -> list[Message]:
+    """A phone is the feed's only client and leaves; a hand is entered while nobody is
+    connected; a display joins and sees one more hand; the phone comes back with the
+    versions it held. What the phone got after its hello, each applied on what it held."""
+    async with http_client() as http:
+        api = Api(http, server.base_url, club)
+        async with Client.open(server.ws_url(club.tid, RESUMED)) as phone:
+            await read_opening(phone, len(RESUMED))
+            left_at = max(m.version for m in phone.messages)
+        await api.hand(hand(1, 1, self_draw("cleo", 8)))
+        # A moment for the server to see the phone gone: nothing a client can see says so
+        # (a wait on a condition has none to wait on here).
+        await asyncio.sleep(0.5)
+        async with Client.open(server.ws_url(club.tid, RESUMED)) as display:
+            await read_opening(display, len(RESUMED))
+            answer = await api.hand(hand(1, 2, self_draw("ami", 8)))
+            await display.until_version("table:1", answer["version"])
+            url = server.ws_url(club.tid, RESUMED, since=left_at)
+            async with Client.open(url, held=phone.held) as phone:
+                await phone.recv()
+                again = [m for m in await phone.quiet(0.8) if m.type != "heartbeat"]
+                for channel in RESUMED:
+                    assert phone.held[channel] == display.held[channel], channel
+                assert phone.held["table:1"].version == answer["version"]
+                return again
+
+
+def test_a_client_back_after_every_client_left_gets_only_what_it_missed(
     server: LiveServer, club: Tournament
 ) -> None:
-    async def scenario() -> None:
-        async with http_client() as http:
-            api = Api(http, server.base_url, club)
-            async with Client.open(server.ws_url(club.tid, RESUMED)) as phone:
-                await read_opening(phone, len(RESUMED))
-                left_at = max(m.version for m in phone.messages)
-            # Nobody is connected: the feed keeps no history of this change.
-            await api.hand(hand(1, 1, self_draw("cleo", 8)))
-            # A moment for the server to have let the phone's feed go: nothing a client can
-            # see says so (a wait on a condition has none to wait on here).
-            await asyncio.sleep(0.5)
-            async with Client.open(server.ws_url(club.tid, RESUMED)) as display:
-                await read_opening(display, len(RESUMED))
-                answer = await api.hand(hand(1, 2, self_draw("ami", 8)))
-                await display.until_version("table:1", answer["version"])
-                # The history starts after the version the phone left at: a fresh snapshot of
-                # each channel, never the partial chain.
-                url = server.ws_url(club.tid, RESUMED, since=left_at)
-                async with Client.open(url, held=phone.held) as phone:
-                    await phone.recv()
-                    again = [m for m in await phone.quiet(0.8) if m.type != "heartbeat"]
-                    assert sorted((m.channel or "", m.type) for m in again) == [
-                        (channel, "snapshot") for channel in sorted(RESUMED)
-                    ]
-                    for channel in RESUMED:
-                        assert phone.held[channel] == display.held[channel]
-                    assert phone.held["table:1"].version == answer["version"]
+    """The hall's Wi-Fi drops and every phone's connection ends: the feed keeps each
+    channel's history for SCOREBOARD_WS_RESUME_SECONDS (60 by default), so the phones that
+    come back get the changes they missed, not the whole standings again (issue 16)."""
+    again = run(left_alone_then_resumed(server, club))
+    # Two hands on each channel: the one entered with nobody connected, and the display's.
+    assert sorted((m.channel or "", m.type) for m in again) == sorted(
+        (channel, "change") for channel in RESUMED for _ in range(2)
+    )
 
-    run(scenario())
+
+def test_a_client_that_resumes_from_before_the_history_gets_fresh_snapshots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With SCOREBOARD_WS_RESUME_SECONDS=0 a channel nobody follows is forgotten at once:
+    its history starts after the version the phone left at, so the phone gets a fresh
+    snapshot of each channel, never the partial chain."""
+    monkeypatch.setenv("SCOREBOARD_WS_RESUME_SECONDS", "0")
+    url = f"sqlite:///{tmp_path / 'forgetful.db'}"
+    with LiveServer(url, free_port(), tmp_path / "server.log") as forgetful:
+        engine = make_engine(url, IN_PROCESS_TIMEOUTS)
+        try:
+            club = open_tournament(TournamentStore(engine), club_opening(), (1, 2))
+        finally:
+            engine.dispose()
+        again = run(left_alone_then_resumed(forgetful, club))
+    assert sorted((m.channel or "", m.type) for m in again) == [
+        (channel, "snapshot") for channel in sorted(RESUMED)
+    ]
 
 
 # -- bursts -----------------------------------------------------------------------------------
