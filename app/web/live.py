@@ -146,11 +146,18 @@ async def _serve(
             f"(standings, clocks, table:N, player:ID, at most {MAX_CHANNEL_NAME} characters)",
         )
         return
-    try:
-        version = await asyncio.to_thread(hub.store.version, tournament_id)
-    except NotFound:
-        await _close(websocket, GONE, f"tournament {tournament_id} does not exist")
-        return
+    feed = hub.feeds.get(tournament_id)
+    if feed is not None and feed.subscribers and feed.version >= 0:
+        # The version the feed's clients hold, as a heartbeat would say it: no thread and
+        # no query per connection when the hall's phones all come back at once (issue 16).
+        version = feed.heartbeat_version()
+    else:
+        try:
+            version = await asyncio.to_thread(hub.store.version, tournament_id)
+        except NotFound:
+            await _close(websocket, GONE, f"tournament {tournament_id} does not exist")
+            return
+        feed = hub.feed(tournament_id)
 
     if text:
 
@@ -176,7 +183,6 @@ async def _serve(
         abort=None if frames is None else frames.abort,
         peer=_peer(websocket),
     )
-    feed = hub.feed(tournament_id)
     connection.offer(
         None,
         encode(

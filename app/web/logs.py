@@ -43,10 +43,33 @@ class RedactTokens(logging.Filter):
         return True
 
 
+# The lines uvicorn and websockets write for every websocket that opens. The live feed's
+# connections are the hall's phones and screens: thousands come back at once after the Wi-Fi
+# drops, and these two lines a connection were a tenth of the server's time in that storm
+# (bench/fanout.py), while they said nothing the metrics do not (scoreboard_feed_connections).
+OPENED = "connection open"
+ACCEPTED = '%s - "WebSocket %s" [accepted]'
+LIVE_FEED_PATH = "/ws/tournaments/"
+
+
+class QuietLiveFeed(logging.Filter):
+    """Drops the lines of a live feed connection opening; a refused one is still logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == OPENED:
+            return False
+        if record.msg == ACCEPTED and isinstance(record.args, tuple) and len(record.args) > 1:
+            return not str(record.args[1]).startswith(LIVE_FEED_PATH)
+        return True
+
+
 def redact_tokens_in_server_logs() -> None:
-    """Install the filter once per logger (create_app may run more than once)."""
+    """Install the filters once per logger (create_app may run more than once): the live
+    feed's connection lines are dropped first, before anything reads them."""
     for name in LOGGERS:
         logger = logging.getLogger(name)
+        if not any(isinstance(each, QuietLiveFeed) for each in logger.filters):
+            logger.filters.insert(0, QuietLiveFeed())
         if not any(isinstance(each, RedactTokens) for each in logger.filters):
             logger.addFilter(RedactTokens())
 

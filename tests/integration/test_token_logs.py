@@ -14,6 +14,7 @@ import cli_runner
 import httpx
 import pytest
 from judging_setup import club_opening, hand, self_draw
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from app.settings import DEVELOPMENT_ADMIN_TOKEN
@@ -68,6 +69,10 @@ def test_no_token_reaches_any_line_the_server_writes(
         # A token in the live feed's address too (the feed takes none, but it is logged).
         with connect(f"ws://{base.removeprefix('http://')}/ws/tournaments/{tid}?token={table_2}"):
             pass
+        # A websocket to no feed is refused, and that refusal is a line (issue 16: a live feed
+        # connection that opens is not, whatever its address holds).
+        with pytest.raises(InvalidStatus):
+            connect(f"ws://{base.removeprefix('http://')}/ws/nowhere?token={table_2}")
 
         # Revoked by another process: this server refuses the token on its next request.
         revoked = scoreboard(database_url, "token", str(tid), "--revoke", "--table", "1")
@@ -96,6 +101,9 @@ def test_no_token_reaches_any_line_the_server_writes(
         assert len(refusals) == 2 and {r["outcome"] for r in refusals} == {"refused"}
         assert len([r for r in requests if r["route"] == "/judge"]) == 3
         assert not [line for line in written.splitlines() if line and not line.startswith("{")]
+    assert "/ws/nowhere?token=[redacted]" in written
+    assert f"/ws/tournaments/{tid}" not in written
+    assert "connection open" not in written
     for token in (table_1, table_2, WRONG_TOKEN):
         assert token not in written, f"a token is in the server's output:\n{written}"
     assert table_1 not in revoked.stdout + revoked.stderr

@@ -4,7 +4,14 @@ import logging
 
 import pytest
 
-from app.web.logs import LOGGERS, RedactTokens, redact, redact_tokens_in_server_logs
+from app.web.logs import (
+    ACCEPTED,
+    LOGGERS,
+    QuietLiveFeed,
+    RedactTokens,
+    redact,
+    redact_tokens_in_server_logs,
+)
 
 
 @pytest.mark.parametrize(
@@ -47,3 +54,32 @@ def test_the_filter_is_installed_once_on_uvicorns_loggers() -> None:
     for name in LOGGERS:
         filters = logging.getLogger(name).filters
         assert sum(isinstance(each, RedactTokens) for each in filters) == 1
+
+
+def record(logger: str, message: str, *args: object) -> logging.LogRecord:
+    return logging.LogRecord(logger, logging.INFO, __file__, 1, message, args, None)
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        (record("uvicorn.error", "connection open"), False),
+        (record("uvicorn.error", ACCEPTED, "10.0.0.7:5000", "/ws/tournaments/1?channels="), False),
+        (record("uvicorn.error", ACCEPTED, "10.0.0.7:5000", "/ws/elsewhere"), True),
+        (record("uvicorn.error", '%s - "WebSocket %s" 403', "10.0.0.7:5000", "/ws/x"), True),
+        (record("uvicorn.error", "Application startup complete."), True),
+    ],
+)
+def test_a_live_feed_connection_opening_writes_no_line_and_a_refusal_does(
+    line: logging.LogRecord, kept: bool
+) -> None:
+    """Thousands of phones come back at once after the hall's Wi-Fi drops (issue 16)."""
+    assert QuietLiveFeed().filter(line) is kept
+
+
+def test_the_quiet_filter_comes_before_the_redaction() -> None:
+    redact_tokens_in_server_logs()
+    for name in LOGGERS:
+        filters = logging.getLogger(name).filters
+        assert isinstance(filters[0], QuietLiveFeed)
+        assert sum(isinstance(each, QuietLiveFeed) for each in filters) == 1
