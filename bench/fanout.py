@@ -92,6 +92,7 @@ PHASE_LIMIT = 180.0  # seconds of posting per run, whatever happens
 FILLER_GAP = 0.15  # seconds from a hand that moves nothing to the next timed one (> FLUSH_INTERVAL)
 SETTLE = 1.0  # seconds after connecting before RSS is read
 THAW_SECONDS = 3.0
+STORM_AWAY = 1.0  # seconds with every client away, before and after the hand entered meanwhile
 ASK_TIMEOUT = 600.0  # the most a command to the client process may take
 
 
@@ -142,16 +143,20 @@ async def _bare_server(pipe: Pipe) -> None:
 
     feed: set[ServerConnection] = set()
     current = 0
+    size = 0
 
     async def handler(connection: ServerConnection) -> None:
-        nonlocal current
+        nonlocal current, size
         if connection.request is not None and connection.request.path == "/control":
             async for message in connection:
                 current, size = (int(part) for part in str(message).split())
                 broadcast(feed, bare_frame(current, size))  # encoded once, like ours
             return
-        snapshot = {"type": "snapshot", "channel": CHANNEL, "version": current, "data": {}}
-        await connection.send(json.dumps(snapshot).encode())
+        # What a client that comes back after the last update needs: that update's bytes
+        # (before any, a few bytes; ours sends the whole standings to a new client)
+        snapshot = {"type": "snapshot", "channel": CHANNEL, "version": current, "data": ""}
+        head = json.dumps(snapshot).encode()
+        await connection.send(head[:-2] + b"x" * max(0, size - len(head)) + head[-2:])
         feed.add(connection)
         try:
             await connection.wait_closed()
@@ -328,6 +333,7 @@ class Run:
     late: int = 0  # hands not at every client within DELIVERY_TIMEOUT
     frozen_outcome: dict[str, Any] = field(default_factory=dict)
     skipped: str = ""
+    storm: dict[str, Any] = field(default_factory=dict)  # the reconnect storm, if run
 
     @property
     def name(self) -> str:
@@ -366,6 +372,7 @@ class Target:
     trigger: Callable[[int], tuple[int, float, float]]
     final: Callable[[], int]  # the server's version, asked at the end
     between: Callable[[], int] = lambda: 0  # after an update: updates that move nothing
+    resume_path: str = ""  # where a client reconnects in the storm ("": no storm)
 
 
 def measure(run: Run, target: Target, hands: int, interval: float, freeze_every: int) -> None:
@@ -440,6 +447,8 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
         run.client_cpu_share = (client_after - client_before) / max(1e-9, phase_end - phase_start)
         if freeze_every:
             run.frozen_outcome = clients.ask("thaw", (THAW_SECONDS, final))
+        elif target.resume_path:
+            run.storm = storm(clients, target, spec, hands)
         clients.ask("close", 5.0)
     finally:
         clients.stop()
@@ -462,6 +471,39 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
     run.cpu_share = (cpu_after - cpu_before) / max(1e-9, phase_end - phase_start)
 
 
+def storm(clients: ClientProcess, target: Target, spec: dict[str, Any], k: int) -> dict[str, Any]:
+    """The hall's Wi-Fi drops and comes back: every client's connection is cut at once, a
+    hand is entered meanwhile, and every client reconnects with the version it held, at
+    most CONNECT_CONCURRENCY handshakes at once. Timed from the first reconnect to the
+    moment the last client holds the hand's version."""
+    before = rss_kib(target.pid)
+    dropped = clients.ask("drop")["dropped"]
+    time.sleep(STORM_AWAY)
+    version = target.trigger(k)[0]
+    time.sleep(STORM_AWAY)
+    away = rss_kib(target.pid)
+    resumed = clients.ask("resume", {**spec, "path": target.resume_path, "version": version})
+    time.sleep(SETTLE)
+    report = clients.ask("report", ([], version))
+    outcome = {
+        "dropped": dropped,
+        "seconds": resumed["last_held"],
+        "failed": resumed["failed"] + resumed["missing"],
+        "why": resumed["why"],
+        "snapshots": report["snapshots"],
+        "gaps": report["gaps"] + report["disorder"] + report["not_final"],
+        "rss_away_kib": away - before,
+        "rss_back_kib": rss_kib(target.pid) - before,
+    }
+    print(
+        f"  storm: {dropped:,} dropped, back holding version {version} in "
+        f"{outcome['seconds']:.2f} s; {outcome['snapshots']:,} snapshots sent, "
+        f"{outcome['failed']} failed, {outcome['gaps']} gaps or behind",
+        flush=True,
+    )
+    return outcome
+
+
 def run_ours(
     url: str,
     folder: Path,
@@ -475,7 +517,9 @@ def run_ours(
     run = Run("ours", clients, slow=freeze_every > 0)
     print(f"{run.name}{' (1% frozen)' if run.slow else ''}: scoreboard serve", flush=True)
     log = folder / f"server-{clients}-{freeze_every}.log"
-    with Server(url, free_port(), log) as server:
+    # Every client comes from 127.0.0.1 here; in the hall each phone has an address of its own.
+    allowance = {"SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS": str(clients + 64)}
+    with Server(url, free_port(), log, environment=allowance) as server:
         assert server.process is not None
         poster.open(server.base_url, tournament_id)
         try:
@@ -491,6 +535,8 @@ def run_ours(
                 lambda _: poster.post(poster.next_timed()),
                 final,
                 poster.post_fillers,
+                # as live.js: no channel in the URL, each named with its version in a subscribe
+                resume_path="" if freeze_every else f"/ws/tournaments/{tournament_id}?channels=",
             )
             measure(run, target, hands, interval, freeze_every)
         finally:
@@ -517,8 +563,10 @@ def run_bare(clients: int, sizes: list[int], hands: int, interval: float) -> Run
                 control.send(f"{sent} {int(size)}")
                 return sent, started, clock() - started
 
-            measure(run, Target(server.pid, server.port, "/feed", trigger, lambda: sent), hands,
-                    interval, 0)  # fmt: skip
+            target = Target(
+                server.pid, server.port, "/feed", trigger, lambda: sent, resume_path="/feed"
+            )
+            measure(run, target, hands, interval, 0)
     finally:
         server.stop()
     return run

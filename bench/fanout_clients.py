@@ -60,7 +60,18 @@ def raise_open_files(wanted: int) -> tuple[int, int]:
 
 
 class Client(asyncio.Protocol):
-    def __init__(self, index: int, uri: str, frozen: bool, channel: str = CHANNEL) -> None:
+    def __init__(
+        self,
+        index: int,
+        uri: str,
+        frozen: bool,
+        channel: str = CHANNEL,
+        *,
+        resume: tuple[int | None, int] | None = None,
+    ) -> None:
+        """`resume`: (the version held, the version to reach) for a client that reconnects
+        as live.js does: it names its channel and that version in a `subscribe` once the
+        handshake is done, and is ready once it holds the version to reach."""
         self.index = index
         self.channel = channel
         self.protocol = ClientProtocol(parse_uri(uri), max_size=None)
@@ -68,7 +79,9 @@ class Client(asyncio.Protocol):
         self.full_check = index % FULL_CHECK_EVERY == 0
         self.transport: Any = None
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.held: int | None = None
+        self.held: int | None = None if resume is None else resume[0]
+        self.reach: int | None = None if resume is None else resume[1]
+        self.reached: float | None = None  # when it first held `reach`
         self.versions: list[int] = []  # of every change received, in order of arrival
         self.times: list[float] = []
         self.sizes: list[int] = []
@@ -95,6 +108,9 @@ class Client(asyncio.Protocol):
                 self.frame(event)
             elif isinstance(event, Response) and self.protocol.handshake_exc is not None:
                 self.fail(f"handshake refused: {self.protocol.handshake_exc}")
+            elif isinstance(event, Response) and self.reach is not None:
+                subscribe = {"type": "subscribe", "channels": {self.channel: self.held}}
+                self.protocol.send_text(json.dumps(subscribe).encode())
         self.flush()
 
     def eof_received(self) -> bool | None:
@@ -166,6 +182,14 @@ class Client(asyncio.Protocol):
         self.versions.append(version)
         self.times.append(now)
         self.sizes.append(len(data))
+        self.reaching(now)
+
+    def reaching(self, now: float) -> None:
+        if self.reach is not None and self.held is not None and self.held >= self.reach:
+            self.reach = None
+            self.reached = now
+            if not self.ready.done():
+                self.ready.set_result(None)
 
     def other(self, data: bytes) -> None:
         try:
@@ -180,7 +204,9 @@ class Client(asyncio.Protocol):
                 self.disorder += 1
             self.held = version if self.held is None else max(self.held, version)
             self.snapshots += 1
-            if not self.ready.done():
+            if self.reach is not None:
+                self.reaching(clock())
+            elif not self.ready.done():
                 self.ready.set_result(None)
         elif kind == "heartbeat":
             self.heartbeats += 1
@@ -207,21 +233,60 @@ class Clients:
     async def connect(self, spec: dict[str, Any]) -> dict[str, Any]:
         """Open `count` more clients (at most `concurrency` handshakes at once) and wait for
         each one's snapshot; every `freeze_every`-th (offset by half) is to be frozen."""
-        loop = asyncio.get_running_loop()
-        host, port, path = spec["host"], spec["port"], spec["path"]
-        uri = f"ws://{host}:{port}{path}"
-        gate = asyncio.Semaphore(spec["concurrency"])
+        uri = f"ws://{spec['host']}:{spec['port']}{spec['path']}"
         freeze_every = spec.get("freeze_every") or 0
-        timeout = spec["timeout"]
         first = len(self.clients)
+        made = [
+            Client(
+                index,
+                uri,
+                freeze_every > 0 and index % freeze_every == freeze_every // 2,
+                spec.get("channel", CHANNEL),
+            )
+            for index in range(first, first + spec["count"])
+        ]
+        answer = await self._open(made, spec)
+        self.clients.extend(made)
+        return answer
+
+    def drop(self) -> dict[str, Any]:
+        """The hall's Wi-Fi goes: every connection is cut at once (a reset, no closing
+        handshake), and each client keeps the version it held."""
+        dropped = 0
+        for client in self.clients:
+            if client.transport is not None and not client.lost:
+                client.transport.abort()
+                dropped += 1
+        return {"dropped": dropped, "at": clock()}
+
+    async def resume(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """The Wi-Fi is back: every client that held a version reconnects, as live.js does
+        (the channels in a `subscribe` with the version held, `path` naming none), at most
+        `concurrency` handshakes at once, and is ready once it holds `version`. The new
+        clients take the old ones' places."""
+        uri = f"ws://{spec['host']}:{spec['port']}{spec['path']}"
+        reach = spec["version"]
+        kept = [c for c in self.clients if c.usable and c.held is not None]
+        started = clock()
+        made = [Client(c.index, uri, False, c.channel, resume=(c.held, reach)) for c in kept]
+        answer = await self._open(made, spec)
+        self.clients = made
+        reached = [c.reached for c in made if c.reached is not None]
+        answer["last_held"] = max(reached, default=started) - started
+        answer["missing"] = len(made) - len(reached)
+        return answer
+
+    async def _open(self, made: list[Client], spec: dict[str, Any]) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        host, port = spec["host"], spec["port"]
+        gate = asyncio.Semaphore(spec["concurrency"])
+        timeout = spec["timeout"]
         started = clock()
 
-        async def one(index: int) -> Client:
-            frozen = freeze_every > 0 and index % freeze_every == freeze_every // 2
-            client = Client(index, uri, frozen, spec.get("channel", CHANNEL))
+        async def one(client: Client) -> None:
             async with gate:
                 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                if frozen:
+                if client.frozen:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, FROZEN_RECEIVE_BUFFER)
                 sock.setblocking(False)
                 try:
@@ -236,10 +301,8 @@ class Clients:
                         client.transport.abort()
                     else:
                         sock.close()
-            return client
 
-        made = await asyncio.gather(*(one(i) for i in range(first, first + spec["count"])))
-        self.clients.extend(made)
+        await asyncio.gather(*(one(client) for client in made))
         failed = [c for c in made if not c.usable]
         return {
             "connected": len(made) - len(failed),
@@ -325,6 +388,7 @@ class Clients:
             "not_final": sum(1 for c in active if c.held != final),
             "lost_connections": sum(1 for c in active if c.lost),
             "resynced": sum(1 for c in active if c.snapshots > 1),
+            "snapshots": sum(c.snapshots for c in active),
             "changes": sum(len(c.versions) for c in active),
             "heartbeats": sum(c.heartbeats for c in active),
             "problems": problems[:5],
@@ -360,6 +424,10 @@ async def _serve(pipe: Pipe) -> None:
         command, argument = await loop.run_in_executor(None, pipe.recv)
         if command == "connect":
             answer: Any = await clients.connect(argument)
+        elif command == "drop":
+            answer = clients.drop()
+        elif command == "resume":
+            answer = await clients.resume(argument)
         elif command == "freeze":
             answer = clients.freeze()
         elif command == "wait":

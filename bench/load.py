@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,12 +145,18 @@ class Server:
     file (a pipe nobody reads would fill up and stall the server)."""
 
     def __init__(
-        self, database_url: str, port: int, log_path: Path, options: Sequence[str] = ()
+        self,
+        database_url: str,
+        port: int,
+        log_path: Path,
+        options: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         self.database_url = database_url
         self.port = port
         self.log_path = log_path
         self.options = tuple(options)  # more of `scoreboard serve`'s options ("--workers", "2")
+        self.environment = dict(environment or {})  # more settings (SCOREBOARD_...)
         self.base_url = f"http://{HOST}:{port}"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -170,7 +176,11 @@ class Server:
                     *self.options,
                 ],
                 cwd=ROOT,
-                env={**os.environ, "SCOREBOARD_DATABASE_URL": self.database_url},
+                env={
+                    **os.environ,
+                    **self.environment,
+                    "SCOREBOARD_DATABASE_URL": self.database_url,
+                },
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
