@@ -15,6 +15,7 @@ like the rest of the integration suite (tests/integration/conftest.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -299,11 +300,18 @@ class Api:
     async def judge(self, route: str, body: dict[str, Any], *, table: int) -> dict[str, Any]:
         """A judge's write; hands, corrections and voids carry a fresh Idempotency-Key."""
         self._keys += 1
-        headers = hand_headers(self.tournament.tokens[table], f"{self._prefix}-{self._keys}")
-        response = await self.http.post(f"{self.base}/{route}", json=body, headers=headers)
+        response = await self.send(route, body, table=table, key=f"{self._prefix}-{self._keys}")
         assert response.status_code == 201, response.text
         answer: dict[str, Any] = response.json()
         return answer
+
+    async def send(
+        self, route: str, body: dict[str, Any], *, table: int, key: str
+    ) -> httpx.Response:
+        """One try of a judge's write under the tablet's own Idempotency-Key, whatever the
+        answer: a tablet's retry carries the same key, to this process or another."""
+        headers = hand_headers(self.tournament.tokens[table], key)
+        return await self.http.post(f"{self.base}/{route}", json=body, headers=headers)
 
     async def hand(self, body: dict[str, Any]) -> dict[str, Any]:
         return await self.judge("hands", body, table=body["table"])
@@ -399,8 +407,9 @@ class Client:
         ) as connection:
             yield cls(connection, held, name)
 
-    async def recv(self, timeout: float = TIMEOUT) -> Message:
-        """The next message; ConnectionClosed (its code kept) when the server closed."""
+    async def recv(self, timeout: float | None = TIMEOUT) -> Message:
+        """The next message (None: however long it takes); ConnectionClosed (its code kept)
+        when the server closed."""
         try:
             raw = await asyncio.wait_for(self.connection.recv(), timeout)
         except ConnectionClosed as closed:
@@ -411,6 +420,40 @@ class Client:
         self.messages.append(message)
         self.hold(message)
         return message
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[None]:
+        """Read every message in the background while the block runs, as a display does
+        (each one through `hold`, with the moment it was read); a broken chain or a closed
+        connection fails the block when it ends."""
+
+        async def read_on() -> None:
+            while True:
+                await self.recv(timeout=None)
+
+        reader = asyncio.create_task(read_on())
+        try:
+            yield
+        finally:
+            if reader.done():
+                reader.result()  # raises what stopped it, naming the client
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+    async def holds(self, channel: str, version: int, timeout: float = TIMEOUT) -> None:
+        """While `reading`: until the channel's state is at `version` or later."""
+        deadline = time.monotonic() + timeout
+        while (held := self.held.get(channel)) is None or held.version < version:
+            if time.monotonic() > deadline:
+                at = None if held is None else held.version
+                raise TimeoutError(f"{self.name}, {channel}: at version {at}, not {version}")
+            await asyncio.sleep(0.02)
+
+    def reached(self, channel: str, version: int) -> Message | None:
+        """The message with which the channel's state first stood at `version` or later."""
+        states = (m for m in self.messages if m.type in ("snapshot", "change"))
+        return next((m for m in states if m.channel == channel and m.version >= version), None)
 
     def hold(self, message: Message) -> None:
         channel = message.channel
