@@ -14,13 +14,9 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
-import ssl
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,16 +24,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from app.services.store import TournamentStore
-from bench.load import (
-    HOST,
-    ROOT,
-    RoundOne,
-    free_port,
-    hand_headers,
-    hands_url,
-    in_own_schema,
-    stop_process,
-)
+from bench.load import RoundOne, free_port, hand_headers, hands_url, in_own_schema
+from bench.proxy import Proxy, caddy, proxy_in_front_of, ready_through
 from tests.integration.conftest import postgres_url
 from tests.integration.live_setup import (
     Client,
@@ -50,85 +38,16 @@ from tests.integration.live_setup import (
 )
 from tests.integration.test_live_backplane import organizer_store
 
-CADDYFILE = ROOT / "deploy" / "Caddyfile"
 CHANNELS = "standings,clocks,table:1"
 PROCESSES = 3
-READY_WITHIN = 30.0  # seconds for the proxy's first health checks and certificate
 
 
-def caddy() -> str:
-    found = shutil.which("caddy")
-    if found is None:
+def require_caddy() -> None:
+    if caddy() is None:
         message = "no caddy (Debian's package `caddy`): the production set's test is skipped"
         if os.environ.get("SCOREBOARD_REQUIRE_PROXY"):
             pytest.fail(message + " but SCOREBOARD_REQUIRE_PROXY demands it")
         pytest.skip(message)
-    return found
-
-
-@dataclass
-class Proxy:
-    """Caddy in front of the processes, on free ports, its data in the test's folder."""
-
-    process: subprocess.Popen[bytes]
-    port: int
-    root: Path  # its certificate authority's root, which the clients trust
-
-    @property
-    def base_url(self) -> str:
-        return f"https://{HOST}:{self.port}"
-
-    def ws_url(self, tid: int, channels: str) -> str:
-        return f"wss://{HOST}:{self.port}/ws/tournaments/{tid}?channels={channels}"
-
-    def tls(self) -> ssl.SSLContext:
-        return ssl.create_default_context(cafile=str(self.root))
-
-
-@contextlib.contextmanager
-def proxy_in_front_of(servers: list[LiveServer], folder: Path) -> Iterator[Proxy]:
-    https_port, http_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "HOME": str(folder),
-        "XDG_DATA_HOME": str(folder / "data"),
-        "XDG_CONFIG_HOME": str(folder / "config"),
-        "SCOREBOARD_SITE": HOST,
-        "SCOREBOARD_HTTPS_PORT": str(https_port),
-        "SCOREBOARD_HTTP_PORT": str(http_port),
-        "SCOREBOARD_UPSTREAMS": " ".join(f"{HOST}:{server.port}" for server in servers),
-        # the health check every half second with 1 s to answer, not 2 s and 3 s: the same
-        # check, a shorter wait
-        "SCOREBOARD_HEALTH_INTERVAL": "500ms",
-        "SCOREBOARD_HEALTH_TIMEOUT": "1s",
-    }
-    with (folder / "caddy.log").open("wb") as log:
-        process = subprocess.Popen(
-            [caddy(), "run", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    root = folder / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
-    proxy = Proxy(process, https_port, root)
-    try:
-        deadline = time.monotonic() + READY_WITHIN
-        while True:
-            assert process.poll() is None, (folder / "caddy.log").read_text()
-            with contextlib.suppress(httpx.TransportError, OSError):
-                if root.exists() and ready_through(proxy).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, (folder / "caddy.log").read_text()
-            time.sleep(0.2)
-        yield proxy
-    finally:
-        stop_process(process)
-
-
-def ready_through(proxy: Proxy, timeout: float = 10.0) -> httpx.Response:
-    """/api/ready through the proxy on a connection of its own: any process may answer."""
-    with httpx.Client(base_url=proxy.base_url, verify=proxy.tls(), timeout=timeout) as fresh:
-        return fresh.get("/api/ready")
 
 
 def answering(proxy: Proxy, tries: int = 60, timeout: float = 10.0) -> set[str]:
@@ -153,7 +72,7 @@ class ProductionSet:
 def production_set(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProductionSet]:
     """One set for the file (it takes seconds to start): the tests below run in order, the
     one that kills a process last."""
-    caddy()
+    require_caddy()
     tmp_path = tmp_path_factory.mktemp("production-set")
     database_url = in_own_schema(postgres_url(), "production_set")
     stores = organizer_store(database_url)
@@ -168,7 +87,7 @@ def production_set(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Product
     try:
         for server in servers:  # one at a time: each migrates before it serves
             server.start()
-        with proxy_in_front_of(servers, tmp_path) as proxy:
+        with proxy_in_front_of([server.port for server in servers], tmp_path) as proxy:
             yield ProductionSet(proxy, servers, tournament, generated)
     finally:
         for server in servers:
