@@ -38,10 +38,13 @@ Every run, wait and loop is bounded; the network is 127.0.0.1 only.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import math
 import multiprocessing
 import os
+import ssl
 import statistics
 import sys
 import tempfile
@@ -67,6 +70,7 @@ from bench.load import (
     import_log,
     issue_tokens,
 )
+from bench.proxy import proxy_in_front_of
 from bench.submit import machine
 
 PLAYERS = 1024  # 256 tables
@@ -83,6 +87,8 @@ PLAYED_BEFORE = 4
 FREEZE_EVERY = 100  # 1% of the clients in the slow-consumer runs
 TARGET_P99_MS = {1000: 100.0, 5000: 500.0}
 TARGET_RATIO = 2.0
+TARGET_STORM = 2.0  # the reconnect storm against the bare server's (issue 16)
+TARGET_MEMORY = 1.5  # memory per connection against the bare server's
 BUDGET_SECONDS = 660.0  # the 5,000-client slow-consumer run is skipped if it would pass this
 OPEN_FILES = 65536
 CONNECT_CONCURRENCY = 64  # handshakes in flight at once
@@ -92,6 +98,12 @@ PHASE_LIMIT = 180.0  # seconds of posting per run, whatever happens
 FILLER_GAP = 0.15  # seconds from a hand that moves nothing to the next timed one (> FLUSH_INTERVAL)
 SETTLE = 1.0  # seconds after connecting before RSS is read
 THAW_SECONDS = 3.0
+# The judges' load in the scale runs: 10 hands a second (a real event's peak is about 2), for
+# 10 seconds, while every client follows each update
+JUDGES_RATE = 10.0
+JUDGES_SECONDS = 10.0
+SCALE_CLIENTS = 1000
+REDIS = "redis://127.0.0.1:6379/0"  # the backplane of the scale runs, on a channel of its own
 STORM_AWAY = 1.0  # seconds with every client away, before and after the hand entered meanwhile
 ASK_TIMEOUT = 600.0  # the most a command to the client process may take
 
@@ -211,17 +223,25 @@ def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def rss_kib(pid: int) -> int:
+def rss_kib(*pids: int) -> int:
+    """The resident memory of the processes, added up."""
+    return sum(_rss_kib(pid) for pid in pids)
+
+
+def _rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of the whole process (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def cpu_seconds(*pids: int) -> float:
+    """utime + stime of the processes (all their threads), added up."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # --- what is posted ---------------------------------------------------------------------------
@@ -255,9 +275,11 @@ class Poster:
         self.turn = 0
         self.client: httpx.Client | None = None
         self.url = ""
+        self.verify: ssl.SSLContext | bool = True
 
-    def open(self, base_url: str, tournament_id: int) -> None:
-        self.client = httpx.Client(timeout=30.0)
+    def open(self, base_url: str, tournament_id: int, verify: ssl.SSLContext | bool = True) -> None:
+        self.verify = verify
+        self.client = httpx.Client(timeout=30.0, verify=verify)
         self.url = hands_url(base_url, tournament_id)
 
     def close(self) -> None:
@@ -334,6 +356,7 @@ class Run:
     frozen_outcome: dict[str, Any] = field(default_factory=dict)
     skipped: str = ""
     storm: dict[str, Any] = field(default_factory=dict)  # the reconnect storm, if run
+    judges_ms: list[float] = field(default_factory=list)  # POSTs with the feed under load
 
     @property
     def name(self) -> str:
@@ -365,7 +388,7 @@ class Run:
 class Target:
     """What a run measures: a server process, where its feed is, and how to update it."""
 
-    pid: int
+    pids: list[int]  # the server's processes: their memory and CPU are added up
     port: int
     path: str
     # trigger(k) sends the k-th update (k < 0: a warm-up) -> (version, start, request seconds)
@@ -373,12 +396,15 @@ class Target:
     final: Callable[[], int]  # the server's version, asked at the end
     between: Callable[[], int] = lambda: 0  # after an update: updates that move nothing
     resume_path: str = ""  # where a client reconnects in the storm ("": no storm)
+    tls_root: str | None = None  # through the proxy: HTTPS, trusting its root
+    # after the timed hands, judges entering hands while every client follows: each POST's ms
+    judges: Callable[[], list[float]] | None = None
 
 
 def measure(run: Run, target: Target, hands: int, interval: float, freeze_every: int) -> None:
     """Connect, warm up, read memory, send `hands` updates one at a time, check and time
     their delivery."""
-    pid = target.pid
+    pids = target.pids
     clients = ClientProcess()
     try:
         spec = {
@@ -387,6 +413,7 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
             "path": target.path,
             "concurrency": CONNECT_CONCURRENCY,
             "timeout": CONNECT_TIMEOUT,
+            "tls_root": target.tls_root,
         }
         warm = clients.ask("connect", {**spec, "count": 1})
         if warm["connected"] != 1:
@@ -396,7 +423,7 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
             version = target.trigger(-1 - k)[0]
         clients.ask("wait", (version, DELIVERY_TIMEOUT))
         time.sleep(SETTLE)
-        before = rss_kib(pid)
+        before = rss_kib(*pids)
         connected = clients.ask(
             "connect", {**spec, "count": run.clients - 1, "freeze_every": freeze_every}
         )
@@ -411,7 +438,7 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
             flush=True,
         )
         time.sleep(SETTLE)
-        after = rss_kib(pid)
+        after = rss_kib(*pids)
         run.memory_kib_per_connection = (after - before) / max(1, connected["connected"])
         if freeze_every:
             run.frozen = clients.ask("freeze")
@@ -420,7 +447,7 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
         starts: list[float] = []
         client_pid = clients.process.pid
         assert client_pid is not None
-        cpu_before, client_before = cpu_seconds(pid), cpu_seconds(client_pid)
+        cpu_before, client_before = cpu_seconds(*pids), cpu_seconds(client_pid)
         phase_start = next_start = clock()
         for k in range(hands):
             if clock() - phase_start > PHASE_LIMIT:
@@ -439,10 +466,13 @@ def measure(run: Run, target: Target, hands: int, interval: float, freeze_every:
             # they do not join its batch (FLUSH_INTERVAL).
             if k < hands - 1 and target.between():
                 next_start = max(next_start, clock() + FILLER_GAP)
-        cpu_after, client_after = cpu_seconds(pid), cpu_seconds(client_pid)
+        cpu_after, client_after = cpu_seconds(*pids), cpu_seconds(client_pid)
         phase_end = clock()
         run.hands = len(versions)
+        if target.judges is not None:
+            run.judges_ms = target.judges()
         final = target.final()
+        clients.ask("wait", (final, DELIVERY_TIMEOUT))
         report = clients.ask("report", (versions, final))
         run.client_cpu_share = (client_after - client_before) / max(1e-9, phase_end - phase_start)
         if freeze_every:
@@ -476,12 +506,12 @@ def storm(clients: ClientProcess, target: Target, spec: dict[str, Any], k: int) 
     hand is entered meanwhile, and every client reconnects with the version it held, at
     most CONNECT_CONCURRENCY handshakes at once. Timed from the first reconnect to the
     moment the last client holds the hand's version."""
-    before = rss_kib(target.pid)
+    before = rss_kib(*target.pids)
     dropped = clients.ask("drop")["dropped"]
     time.sleep(STORM_AWAY)
     version = target.trigger(k)[0]
     time.sleep(STORM_AWAY)
-    away = rss_kib(target.pid)
+    away = rss_kib(*target.pids)
     resumed = clients.ask("resume", {**spec, "path": target.resume_path, "version": version})
     time.sleep(SETTLE)
     report = clients.ask("report", ([], version))
@@ -493,7 +523,7 @@ def storm(clients: ClientProcess, target: Target, spec: dict[str, Any], k: int) 
         "snapshots": report["snapshots"],
         "gaps": report["gaps"] + report["disorder"] + report["not_final"],
         "rss_away_kib": away - before,
-        "rss_back_kib": rss_kib(target.pid) - before,
+        "rss_back_kib": rss_kib(*target.pids) - before,
     }
     print(
         f"  storm: {dropped:,} dropped, back holding version {version} in "
@@ -529,7 +559,7 @@ def run_ours(
                 return int(answer.raise_for_status().json()["version"])
 
             target = Target(
-                server.process.pid,
+                [server.process.pid],
                 server.port,
                 f"/ws/tournaments/{tournament_id}?channels={CHANNEL}",
                 lambda _: poster.post(poster.next_timed()),
@@ -542,6 +572,127 @@ def run_ours(
         finally:
             poster.close()
     return run
+
+
+def judges_under_load(poster: Poster, rate: float, seconds: float) -> list[float]:
+    """The judges' tablets while every client follows: a hand every 1/rate s from the next
+    table in turn, open loop (each sent on time whatever the answers before it), for
+    `seconds`. Each POST's time, in ms."""
+
+    async def enter(client: httpx.AsyncClient, hand: Hand) -> float:
+        headers = hand_headers(poster.tokens[hand["table"]], f"fanout-{uuid.uuid4()}")
+        started = clock()
+        response = await client.post(poster.url, json=hand, headers=headers)
+        if response.status_code != 201:
+            raise RuntimeError(f"hand refused: {response.status_code} {response.text[:300]}")
+        return (clock() - started) * 1000
+
+    async def all_of_them() -> list[float]:
+        async with httpx.AsyncClient(timeout=30.0, verify=poster.verify) as client:
+            entered = []
+            start = clock()
+            for k in range(int(rate * seconds)):
+                await asyncio.sleep(max(0.0, start + k / rate - clock()))
+                entered.append(asyncio.create_task(enter(client, poster.next_timed())))
+            return list(await asyncio.gather(*entered))
+
+    return asyncio.run(all_of_them())
+
+
+def run_behind_proxy(
+    url: str,
+    folder: Path,
+    tournament_id: int,
+    poster: Poster,
+    clients: int,
+    hands: int,
+    interval: float,
+    processes: int,
+    redis_url: str,
+) -> Run:
+    """`processes` scoreboard processes sharing the feed through Redis, behind Caddy with
+    deploy/Caddyfile (bench/proxy.py), the clients and the judges on its one HTTPS address."""
+    run = Run(f"ours {processes}p+proxy", clients)
+    print(f"{run.name}: {processes} x scoreboard serve behind caddy", flush=True)
+    metrics_token = uuid.uuid4().hex
+    settings = {
+        "SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS": str(clients + 64),  # all from the proxy
+        "SCOREBOARD_REDIS_URL": redis_url,
+        "SCOREBOARD_REDIS_CHANNEL": f"bench-fanout-{uuid.uuid4()}",  # heard by no one else
+        "SCOREBOARD_METRICS_TOKEN": metrics_token,
+    }
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(
+                Server(
+                    url, free_port(), folder / f"process-{n}-{processes}.log", environment=settings
+                )
+            )
+            for n in range(processes)  # one at a time: each migrates before it serves
+        ]
+        pids = [server.process.pid for server in servers if server.process is not None]
+        proxy = stack.enter_context(
+            proxy_in_front_of([server.port for server in servers], folder / f"proxy-{processes}")
+        )
+        poster.open(proxy.base_url, tournament_id, verify=proxy.tls())
+        stack.callback(poster.close)
+
+        def final() -> int:
+            answer = httpx.get(
+                f"{proxy.base_url}/api/tournaments/{tournament_id}", verify=proxy.tls()
+            )
+            return int(answer.raise_for_status().json()["version"])
+
+        target = Target(
+            pids,
+            proxy.port,
+            f"/ws/tournaments/{tournament_id}?channels={CHANNEL}",
+            lambda _: poster.post(poster.next_timed()),
+            final,
+            poster.post_fillers,
+            tls_root=str(proxy.root),
+            judges=lambda: judged_and_scraped(poster, servers, metrics_token),
+        )
+        measure(run, target, hands, interval, 0)
+    return run
+
+
+def judged_and_scraped(poster: Poster, servers: list[Server], token: str) -> list[float]:
+    """The judges' load, then what Prometheus would scrape from each process while every
+    client still follows (README, "Figures to watch")."""
+    judged = judges_under_load(poster, JUDGES_RATE, JUDGES_SECONDS)
+    for n, server in enumerate(servers):
+        answer = httpx.get(
+            f"{server.base_url}/metrics", headers={"Authorization": f"Bearer {token}"}
+        )
+        print(f"  process {n} /metrics: {scraped(answer.raise_for_status().text)}", flush=True)
+    return judged
+
+
+def scraped(text: str) -> str:
+    """A few of a scrape's figures, summed over their labels."""
+    sums: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, _, value = line.rpartition(" ")
+        series = name.split("{", 1)[0]
+        if 'outcome="accepted"' in name:
+            series += " accepted"
+        if 'command="publish"' in name:
+            series += " publish"
+        sums[series] = sums.get(series, 0.0) + float(value)
+    wanted = {
+        "hands accepted": "scoreboard_hands_total accepted",
+        "commits": "scoreboard_commits_total",
+        "feed connections": "scoreboard_feed_connections",
+        "updates": "scoreboard_feed_flush_seconds_count",
+        "update s": "scoreboard_feed_flush_seconds_sum",
+        "version lag": "scoreboard_feed_version_lag",
+        "overflows": "scoreboard_feed_overflows_total",
+        "Redis publishes": "scoreboard_redis_seconds_count publish",
+    }
+    return ", ".join(f"{label} {sums.get(series, 0):g}" for label, series in wanted.items())
 
 
 def run_bare(clients: int, sizes: list[int], hands: int, interval: float) -> Run:
@@ -564,7 +715,7 @@ def run_bare(clients: int, sizes: list[int], hands: int, interval: float) -> Run
                 return sent, started, clock() - started
 
             target = Target(
-                server.pid, server.port, "/feed", trigger, lambda: sent, resume_path="/feed"
+                [server.pid], server.port, "/feed", trigger, lambda: sent, resume_path="/feed"
             )
             measure(run, target, hands, interval, 0)
     finally:
@@ -600,6 +751,13 @@ def show(run: Run) -> None:
         f"hands joined to the next update {run.batched}",
         flush=True,
     )
+    if run.judges_ms:
+        print(
+            f"  judges with the feed under load: {len(run.judges_ms)} hands at "
+            f"{JUDGES_RATE:g}/s, POST p50 {run.percentile(0.5, run.judges_ms):.1f} ms, "
+            f"p99 {run.percentile(0.99, run.judges_ms):.1f} ms",
+            flush=True,
+        )
     for problem in run.problems[:3]:
         print(f"  problem: {problem}", flush=True)
     if run.frozen_outcome:
@@ -663,7 +821,34 @@ def print_targets(runs: list[Run]) -> None:
                     f"  N={clients:,}, {slow.frozen} frozen: others' p99 {p99:.1f} ms < "
                     f"{target:g} ms: {verdict(p99 < target)}"
                 )
-    ours_runs = [run for run in runs if run.server == "ours" and not run.skipped]
+        if ours is not None and bare is not None and ours.storm and bare.storm:
+            took, floor = ours.storm["seconds"], bare.storm["seconds"]
+            print(
+                f"  N={clients:,} reconnect storm: ours / bare = {took:.2f} / {floor:.2f} s = "
+                f"{took / floor:.2f}x <= {TARGET_STORM:g}x: {verdict(took <= TARGET_STORM * floor)}"
+                f" ({ours.storm['snapshots']:,} snapshots sent to resuming clients, "
+                f"{ours.storm['failed'] + ours.storm['gaps']} failed or behind)"
+            )
+            memory = ours.memory_kib_per_connection / bare.memory_kib_per_connection
+            print(
+                f"  N={clients:,} memory per connection: ours / bare = "
+                f"{ours.memory_kib_per_connection:.1f} / {bare.memory_kib_per_connection:.1f} "
+                f"KiB = {memory:.2f}x <= {TARGET_MEMORY:g}x: {verdict(memory <= TARGET_MEMORY)}"
+            )
+    scaled = {run.server: run for run in runs if run.server.endswith("p+proxy")}
+    single = scaled.get("ours 1p+proxy")
+    for run in sorted(scaled.values(), key=lambda each: each.server):
+        against = (
+            ""
+            if single is None
+            else f", {run.percentile(0.99) / single.percentile(0.99):.2f}x the single process"
+        )
+        print(
+            f"  {run.name}: p99 POST to last client {run.percentile(0.99):.1f} ms{against}; "
+            "judges' POST p99 with the feed under load "
+            f"{run.percentile(0.99, run.judges_ms):.1f} ms"
+        )
+    ours_runs = [run for run in runs if run.server.startswith("ours") and not run.skipped]
     errors = sum(run.integrity_errors for run in ours_runs)
     print(
         f"  zero lost or out-of-order versions over {len(ours_runs)} runs of ours "
@@ -700,8 +885,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--interval", type=float, default=INTERVAL)
     parser.add_argument("--budget", type=float, default=BUDGET_SECONDS)
     parser.add_argument("--no-slow", action="store_true", help="skip the slow-consumer runs")
+    parser.add_argument(
+        "--processes",
+        default="",
+        help="also run with these numbers of processes behind caddy, e.g. 1,2 (needs Redis)",
+    )
+    parser.add_argument("--scale-clients", type=int, default=SCALE_CLIENTS)
+    parser.add_argument("--redis", default=os.environ.get("SCOREBOARD_TEST_REDIS_URL", REDIS))
     options = parser.parse_args(argv)
-    sizes = [int(c) for c in options.clients.split(",")]
+    sizes = [int(c) for c in options.clients.split(",") if c]
+    processes = [int(p) for p in options.processes.split(",") if p]
 
     began = time.monotonic()
     soft, hard = raise_open_files(OPEN_FILES)
@@ -714,8 +907,9 @@ def main(argv: list[str] | None = None) -> None:
         + f"; a hand every {options.interval * 1000:.0f} ms at most",
         flush=True,
     )
-    if soft < max(sizes) + 256:
-        print(f"warning: {soft} open files may not be enough for {max(sizes):,} clients")
+    most = max([*sizes, options.scale_clients if processes else 0])
+    if soft < most + 256:
+        print(f"warning: {soft} open files may not be enough for {most:,} clients")
 
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="bench-fanout-") as temp:
@@ -752,6 +946,14 @@ def main(argv: list[str] | None = None) -> None:
             )
             show(slow)
             runs.append(slow)
+        for count in processes:
+            hands = hands_for(options.scale_clients, options.hands)
+            scaled = run_behind_proxy(
+                url, folder, tournament_id, poster, options.scale_clients, hands,
+                options.interval, count, options.redis,
+            )  # fmt: skip
+            show(scaled)
+            runs.append(scaled)
 
     print()
     print(f"machine: {machine()}; load average {load_average()} (other processes share it)")

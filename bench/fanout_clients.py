@@ -23,6 +23,7 @@ import json
 import re
 import resource
 import socket
+import ssl
 import time
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
@@ -226,6 +227,17 @@ class Client(asyncio.Protocol):
         return self.ready.done() and self.ready.exception() is None
 
 
+def address(spec: dict[str, Any]) -> str:
+    scheme = "wss" if spec.get("tls_root") else "ws"
+    return f"{scheme}://{spec['host']}:{spec['port']}{spec['path']}"
+
+
+def tls_context(spec: dict[str, Any]) -> ssl.SSLContext | None:
+    """Through the proxy (bench/proxy.py): HTTPS, trusting its own root, as a tablet does."""
+    root = spec.get("tls_root")
+    return None if root is None else ssl.create_default_context(cafile=root)
+
+
 class Clients:
     def __init__(self) -> None:
         self.clients: list[Client] = []
@@ -233,7 +245,7 @@ class Clients:
     async def connect(self, spec: dict[str, Any]) -> dict[str, Any]:
         """Open `count` more clients (at most `concurrency` handshakes at once) and wait for
         each one's snapshot; every `freeze_every`-th (offset by half) is to be frozen."""
-        uri = f"ws://{spec['host']}:{spec['port']}{spec['path']}"
+        uri = address(spec)
         freeze_every = spec.get("freeze_every") or 0
         first = len(self.clients)
         made = [
@@ -264,7 +276,7 @@ class Clients:
         (the channels in a `subscribe` with the version held, `path` naming none), at most
         `concurrency` handshakes at once, and is ready once it holds `version`. The new
         clients take the old ones' places."""
-        uri = f"ws://{spec['host']}:{spec['port']}{spec['path']}"
+        uri = address(spec)
         reach = spec["version"]
         kept = [c for c in self.clients if c.usable and c.held is not None]
         started = clock()
@@ -281,6 +293,7 @@ class Clients:
         host, port = spec["host"], spec["port"]
         gate = asyncio.Semaphore(spec["concurrency"])
         timeout = spec["timeout"]
+        tls = tls_context(spec)
         started = clock()
 
         async def one(client: Client) -> None:
@@ -291,7 +304,12 @@ class Clients:
                 sock.setblocking(False)
                 try:
                     await asyncio.wait_for(loop.sock_connect(sock, (host, port)), timeout)
-                    await loop.create_connection(lambda: client, sock=sock)
+                    await loop.create_connection(
+                        lambda: client,
+                        sock=sock,
+                        ssl=tls,
+                        server_hostname=host if tls is not None else None,
+                    )
                     await asyncio.wait_for(asyncio.shield(client.ready), timeout)
                 except (OSError, TimeoutError, ConnectionError) as error:
                     if not client.ready.done():
