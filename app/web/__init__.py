@@ -1,6 +1,7 @@
 """The HTTP and websocket application, built by `create_app` (run it with uvicorn's --factory)."""
 
 import asyncio
+import hashlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -16,6 +17,7 @@ from app import __version__, metrics
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import OWED_ANSWER, Hub, HubCollector
+from app.services.feeds import etag_matches
 from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
@@ -53,7 +55,7 @@ class ScoreboardApp(FastAPI):
 
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
-        return live.feed_first(head_as_get(super().build_middleware_stack()))
+        return live.feed_first(head_as_get(revalidated(super().build_middleware_stack())))
 
 
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -189,6 +191,63 @@ def head_as_get(app: ASGIApp) -> ASGIApp:
         await app({**scope, "method": "GET"}, receive, without_body)
 
     return answer
+
+
+REVALIDATED = "/api/"  # the JSON API's snapshots (the feeds make their own ETags)
+
+
+def revalidated(app: ASGIApp) -> ASGIApp:
+    """Every JSON answer of the API to a GET carries an ETag (a hash of its body) and
+    `Cache-Control: no-cache`, and a GET that sends a current one back as If-None-Match is
+    answered 304 with no body: a CDN or the proxy can keep the standings and the other
+    snapshots and revalidate them, and a poller gets bytes only when something changed
+    (docs/scaling.md). The answer is still made; only its bytes are saved."""
+
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "GET"
+            or not scope["path"].startswith(REVALIDATED)
+        ):
+            await app(scope, receive, send)
+            return
+        start: Message | None = None
+        body = bytearray()
+
+        async def held(message: Message) -> None:
+            nonlocal start
+            if start is None and message["type"] == "http.response.start":
+                headers = dict(message.get("headers", ()))
+                json_answer = headers.get(b"content-type", b"").startswith(b"application/json")
+                if message["status"] == 200 and json_answer and b"etag" not in headers:
+                    start = message  # held until the whole body is here to be hashed
+                    return
+            elif start is not None and message["type"] == "http.response.body":
+                body.extend(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                await _send_revalidated(scope, start, bytes(body), send)
+                return
+            await send(message)
+
+        await app(scope, receive, held)
+
+    return answer
+
+
+async def _send_revalidated(scope: Scope, start: Message, body: bytes, send: Send) -> None:
+    etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+    asked = next((v for n, v in scope["headers"] if n == b"if-none-match"), b"")
+    kept = [(n, v) for n, v in start.get("headers", ()) if n != b"content-length"]
+    headers = [*kept, (b"etag", etag.encode()), (b"cache-control", b"no-cache")]
+    if etag_matches(asked.decode("latin-1"), etag):
+        without = [(n, v) for n, v in headers if n != b"content-type"]
+        await send({**start, "status": 304, "headers": without})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({**start, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -339,3 +339,35 @@ def test_the_log_is_json_lines_as_stored(client: TestClient, admin_headers: dict
         "at": lines[17]["at"],
         "by": "admin",
     }
+
+
+def test_a_snapshot_carries_an_etag_and_a_repeat_with_it_gets_304_until_a_hand_changes_it(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    """A CDN or the proxy can keep the standings and revalidate them (docs/scaling.md,
+    issue 16): the same answer has the same ETag, and only a change of the log changes it."""
+    started = start(client, admin_headers)
+    standings = api(f"/{started.id}/standings?round=1")
+    first = client.get(standings)
+    etag = first.headers["etag"]
+    assert first.status_code == 200 and etag.startswith('"') and etag.endswith('"')
+    assert first.headers["cache-control"] == "no-cache"
+    assert client.get(standings).headers["etag"] == etag  # made again, the same bytes
+
+    again = client.get(standings, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == etag
+    weak = client.get(standings, headers={"If-None-Match": f'"other", W/{etag}'})
+    assert weak.status_code == 304
+    head = client.head(standings, headers={"If-None-Match": etag})
+    assert head.status_code == 304 and head.content == b""
+
+    east = started.seats[(1, 1, 1)][0]
+    enter_hand(client, started, (1, 1, 1), 1, {"kind": "self_draw", "winner": east, "value": 8})
+    changed = client.get(standings, headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["etag"] != etag
+    assert changed.json()["version"] > first.json()["version"]
+    assert int(changed.headers["content-length"]) == len(changed.content)
+    # A refusal is never one to revalidate
+    missing = client.get(api("/999999/standings"))
+    assert missing.status_code == 404 and "etag" not in missing.headers
