@@ -9,6 +9,7 @@ import asyncio
 import gc
 import json
 import weakref
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -225,3 +226,38 @@ def test_a_client_that_left_is_held_by_none_of_the_hubs_rounds(
             await hub.stop()
 
     assert asyncio.run(scenario()) == []
+
+
+# -- a channel outlives its last client for a while (issue 16) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("linger", "after", "kept"),
+    [
+        (60.0, 0.0, True),  # the hall's phones are coming back: flushed, history kept
+        (60.0, 59.0, True),
+        (60.0, 60.0, False),  # nobody came back: forgotten, so it cannot go stale
+        (0.0, 0.0, False),  # SCOREBOARD_WS_RESUME_SECONDS=0: forgotten as the client leaves
+    ],
+)
+def test_a_channel_is_kept_for_the_linger_after_its_last_client_then_forgotten(
+    linger: float, after: float, kept: bool
+) -> None:
+    async def scenario() -> None:
+        hub = Hub(QuietStore(), send_timeout=10.0, close_grace=5.0, linger=linger)  # type: ignore[arg-type]
+        feed = Feed(1, hub)
+        phone = connection(Socket())
+        feed._join(phone, "standings", 7)
+        feed.states["standings"] = (7, None)  # type: ignore[assignment]
+        feed.history["standings"] = deque([(6, 7, b"{}")])
+        feed.unsubscribe(phone)
+        left = feed.left.get("standings", 0.0)
+        feed.expire(left + after)
+        assert ("standings" in feed.channels()) is kept
+        assert ("standings" in feed.history) is kept
+        if kept:  # a client back in time takes it up again, and it is no longer leaving
+            feed._join(connection(Socket()), "standings", 7)
+            feed.expire(left + linger + 1)
+            assert "standings" in feed.channels() and "standings" not in feed.left
+
+    asyncio.run(scenario())
