@@ -46,6 +46,9 @@ class PlayerRegistered:
     group: str
     substitute: bool = False
     country: str | None = None
+    # The name in the player's own script beside the Latin one ("山田 剛" for "Takeshi
+    # Yamada"): shown where the reader's language writes it so, and found by search (issue 17)
+    local_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -296,7 +299,12 @@ def _player(f: _Fields) -> PlayerRegistered:
     name = f.text("name")
     assert name is not None
     return PlayerRegistered(
-        f.player("id"), name, group, substitute, f.text("country", optional=True)
+        f.player("id"),
+        name,
+        group,
+        substitute,
+        f.text("country", optional=True),
+        f.text("local_name", optional=True),  # bounded as a name is (text.TEXT_LIMITS)
     )
 
 
@@ -497,7 +505,7 @@ _TABLE = {"round", "segment", "table"}
 
 _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]] = {
     "tournament": ({"name", "format"}, set(), _tournament),
-    "player": ({"id", "name", "group"}, {"substitute", "country"}, _player),
+    "player": ({"id", "name", "group"}, {"substitute", "country", "local_name"}, _player),
     "prizes": ({"amounts"}, set(), _prizes),
     "carry_over_rate": ({"round", "rate"}, set(), _carry_over_rate),
     "seating": ({"round", "segment", "table", "seats"}, {"cycle"}, _seating),
@@ -594,6 +602,8 @@ def event_to_log(event: Event) -> dict[str, Any]:
             line["substitute"] = True
         if event.country is not None:
             line["country"] = event.country
+        if event.local_name is not None:
+            line["local_name"] = event.local_name
         return line
     if isinstance(event, PrizesSet):
         return {

@@ -28,6 +28,7 @@ NAME_LIMIT = 200  # a tournament's or a player's name
 REASON_LIMIT = 1000  # a reason or an override: a sentence or two a judge writes
 TEXT_LIMITS: Mapping[str, int] = {
     "name": NAME_LIMIT,
+    "local_name": NAME_LIMIT,  # the player's name in their own script (issue 17)
     "country": 64,
     "reason": REASON_LIMIT,
     "override": REASON_LIMIT,

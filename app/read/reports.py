@@ -111,6 +111,7 @@ class Registration(BaseModel):
     group: str
     substitute: bool
     country: str | None
+    local_name: str | None = None  # in the player's own script, if the log gives it
 
     @classmethod
     def of(cls, registered: PlayerRegistered) -> Registration:
@@ -120,4 +121,5 @@ class Registration(BaseModel):
             group=registered.group,
             substitute=registered.substitute,
             country=registered.country,
+            local_name=registered.local_name,
         )

@@ -35,7 +35,7 @@ ADMIN = Author("admin")
 # The columns of a registration CSV (CONTRACT §1 `player` fields). The group may be left
 # out where round 1 is not played in groups (rule FM-2): every player is then in group A.
 CSV_REQUIRED = ("id", "name")
-CSV_OPTIONAL = ("group", "country", "substitute")
+CSV_OPTIONAL = ("group", "country", "substitute", "local_name")
 _CANONICAL_INTEGER = re.compile(r"0|[1-9][0-9]*")
 _TRUE = {"1", "true", "yes", "y", "x"}
 _FALSE = {"", "0", "false", "no", "n"}
@@ -154,8 +154,8 @@ def _with_group(fields: Mapping[str, Any], groups: Sequence[str]) -> Mapping[str
 
 
 def csv_player_rows(text: str) -> list[PlayerRow]:
-    """The rows of a registration CSV (header id,name,group,country,substitute; group,
-    country and substitute may be left out, group only where round 1 has no groups). An id
+    """The rows of a registration CSV (header id,name,group,country,substitute,local_name;
+    all but id and name may be left out, group only where round 1 has no groups). An id
     written as a plain integer ("17") is registered as the integer 17, as logs written by
     other programs name it; any other id stays a string."""
     reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
@@ -205,6 +205,8 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
             fields["group"] = cells["group"]
         if cells.get("country"):
             fields["country"] = cells["country"]
+        if cells.get("local_name"):
+            fields["local_name"] = cells["local_name"]
         substitute = cells.get("substitute", "").lower()
         if substitute not in _TRUE | _FALSE:
             raise LogError(

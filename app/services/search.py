@@ -41,6 +41,7 @@ class Candidate:
     player: str | int
     name: str
     country: str | None = None
+    local_name: str | None = None  # "山田 剛" beside "Takeshi Yamada": found by either
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,9 @@ def match(candidate: Candidate, query: str) -> Match | None:
     wanted = tokens(query)
     if not wanted:
         return None
-    name_tokens = tokens(candidate.name) + tokens(str(candidate.player))
+    name_tokens = (
+        tokens(candidate.name) + tokens(candidate.local_name or "") + tokens(str(candidate.player))
+    )
     hits = 0
     scores = []
     for query_token in wanted:
@@ -85,8 +88,13 @@ def match(candidate: Candidate, query: str) -> Match | None:
         hits += prefix
         scores.append(score)
     similarity = sum(scores) / len(scores)
-    # A name typed without its space ("emiledubois") is compared as a whole too.
-    whole = _ratio("".join(wanted), "".join(tokens(candidate.name)))
+    # A name typed without its space ("emiledubois", "山田剛") is compared as a whole too.
+    typed = "".join(wanted)
+    whole = max(
+        _ratio(typed, "".join(tokens(name)))
+        for name in (candidate.name, candidate.local_name)
+        if name
+    )
     similarity = max(similarity, whole)
     if hits == len(wanted) or similarity >= SIMILAR_ENOUGH:
         return Match(candidate, hits, similarity)

@@ -119,6 +119,9 @@ class PlayerBody(AdminRequest):
     )
     substitute: bool = False
     country: str | None = None
+    local_name: str | None = Field(
+        default=None, description='The name in the player\'s own script, e.g. "山田 剛"'
+    )
 
 
 class PrizesBody(AdminRequest):
@@ -328,13 +331,15 @@ def register_players(
     response_model=Recorded,
     responses={415: {"model": Problem}},
     openapi_extra=_text_body(
-        CSV_MEDIA_TYPES, "id,name,group,country,substitute\n1,Aiko Ahn,A,JP,\n"
+        CSV_MEDIA_TYPES,
+        "id,name,group,country,substitute,local_name\n1,Takeshi Yamada,A,JP,,山田 剛\n",
     ),
 )
 async def register_players_csv(
     tournament_id: TournamentId, request: Request, store: StoreDep
 ) -> Recorded:
-    """Register players from a CSV (header id,name,group,country,substitute), all or none;
+    """Register players from a CSV (header id,name,group,country,substitute, and local_name
+    for the name in the player's own script), all or none;
     an error names the CSV line (`line`, the header is line 1) and the field."""
     text = await _read_text(request, CSV_MEDIA_TYPES)
     rows = admin.csv_player_rows(text)

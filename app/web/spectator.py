@@ -518,12 +518,16 @@ def home(
 
 def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict[str, Any]]:
     def view(tournament: Tournament, _: int) -> list[dict[str, Any]]:
-        candidates = [Candidate(r.player, r.name, r.country) for r in tournament.players.values()]
+        candidates = [
+            Candidate(r.player, r.name, r.country, r.local_name)
+            for r in tournament.players.values()
+        ]
         return [
             {
                 "id": str(m.candidate.player),
                 "name": m.candidate.name,
                 "country": m.candidate.country,
+                "local_name": m.candidate.local_name,
                 "url": f"/p/{quote(str(m.candidate.player), safe='')}?t={tournament_id}",
             }
             for m in search(candidates, query)

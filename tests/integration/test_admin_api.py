@@ -411,6 +411,7 @@ def test_players_register_from_a_json_list_in_one_append(
         "group": "B",
         "substitute": False,
         "country": None,
+        "local_name": None,
     }
 
 
@@ -428,6 +429,32 @@ def test_a_csv_keeps_string_ids_and_reads_substitutes(
         ("007", None, "GB"),
         ("S-1", True, None),
     ]
+
+
+def test_a_name_in_the_players_own_script_is_registered_exported_and_found(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    """issue 17: `local_name` beside the Latin name, from a CSV column and a JSON field, in
+    the log as written, in the API's registration, and found by the spectators' search."""
+    tournament_id = create(client, admin_headers)
+    text = "id,name,group,country,local_name\nP7,Takeshi Yamada,A,JP,山田 剛\nP8,Ann Lee,B,,\n"
+    body = created(register_csv(client, admin_headers, tournament_id, text))
+    assert [line.get("local_name") for line in body["lines"]] == ["山田 剛", None]
+    created(
+        client.post(
+            api(f"/{tournament_id}/players"),
+            json=[{"id": "P9", "name": "Ka Wai Chan", "group": "B", "local_name": "陳家偉"}],
+            headers=admin_headers,
+        )
+    )
+    player = created(client.get(api(f"/{tournament_id}/players/P7")), 200)
+    assert player["player"]["local_name"] == "山田 剛"
+    log = client.get(api(f"/{tournament_id}/log")).text
+    assert '"local_name":"陳家偉"' in log.replace(" ", "")
+    for query, found in [("山田", "P7"), ("陳家偉", "P9"), ("yamada", "P7")]:
+        answer = created(client.get("/search", params={"t": tournament_id, "q": query}), 200)
+        assert answer["results"][0]["id"] == found, query
+        assert answer["results"][0]["local_name"] in ("山田 剛", "陳家偉")
 
 
 @pytest.mark.parametrize(

@@ -100,3 +100,32 @@ def test_a_match_reports_its_prefix_hits_and_similarity() -> None:
     assert found.prefix_hits == 1
     assert 0.8 < found.similarity < 1
     assert match(FIELD[0], "hayashi") is None
+
+
+LOCAL = [
+    Candidate("P0101", "Takeshi Yamada", "JP", "山田 剛"),
+    Candidate("P0102", "Ka Wai Chan", "HK", "陳家偉"),
+    Candidate("P0103", "Taro Yamamoto", "JP", "山本 太郎"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("山田", "Takeshi Yamada"),  # the family name in the player's own script (issue 17)
+        ("山田剛", "Takeshi Yamada"),  # typed without the space
+        ("剛", "Takeshi Yamada"),
+        ("陳家偉", "Ka Wai Chan"),  # a Cantonese reader's spelling of the name
+        ("陳", "Ka Wai Chan"),
+        ("山本", "Taro Yamamoto"),
+        ("yamada", "Takeshi Yamada"),  # the Latin form still finds them
+    ],
+)
+def test_a_player_is_found_by_the_name_in_their_own_script(query: str, first: str) -> None:
+    found = search(LOCAL, query)
+    assert found and found[0].candidate.name == first
+
+
+def test_a_name_in_another_script_matches_nobody_it_does_not_name() -> None:
+    assert search(LOCAL, "田中") == []
+    assert search(FIELD, "山田") == []  # players without a local name are not offered for it

@@ -20,6 +20,8 @@ TIMED = generate(
     )
 )
 EXTRA = [
+    # a player's name in their own script beside the Latin one (issue 17)
+    {"type": "player", "id": "P9", "name": "Takeshi Yamada", "group": "A", "local_name": "山田 剛"},
     {"type": "prizes", "amounts": [1000, "1500.5", 2.25, "1000/3"]},  # rule PR-3 splits
     {"type": "extension", "round": 1, "segment": 1, "table": 1, "minutes": 5},
     {"type": "play_all", "round": 1, "segment": 1, "table": 1, "reason": "stalling"},

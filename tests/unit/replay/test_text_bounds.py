@@ -153,3 +153,24 @@ def test_a_stored_line_is_read_as_it_is_even_past_the_bounds() -> None:
 
     assert tournament.players["P99"].name == "Ami\x00"
     assert parse_event(decode_line(stored, stored=True), stored=True)
+
+
+@pytest.mark.parametrize(
+    ("local_name", "says"),
+    [
+        ("", "non-empty string"),
+        ("   ", "non-empty string"),
+        (7, "non-empty string"),
+        ("山" * 201, "200"),
+        ("山田\x00剛", "control character"),
+    ],
+)
+def test_a_local_name_is_held_to_a_names_bounds_naming_the_field(
+    local_name: object, says: str
+) -> None:
+    """issue 17: the name in the player's own script, bounded as the Latin name is."""
+    line = {"type": "player", "id": "P99", "name": "Takeshi Yamada", "group": "A"}
+    error = _refusal({**line, "local_name": local_name})
+
+    assert error.violation.field == "local_name"
+    assert says in str(error)
