@@ -690,8 +690,8 @@ function renderPlayers() {
     : "Nobody is registered yet.";
   $("#players-no-group").hidden = grouped;
   $("#players-text").placeholder = grouped
-    ? "id,name,group,country,substitute\n1,Aiko Ahn,A,JP,\n2,Bram de Vries,B,NL,"
-    : "id,name,country,substitute\n1,Aiko Ahn,JP,\n2,Bram de Vries,NL,";
+    ? "id,name,group,country,substitute,local_name\n1,Takeshi Yamada,A,JP,,山田 剛\n2,Bram de Vries,B,NL,,"
+    : "id,name,country,substitute,local_name\n1,Takeshi Yamada,JP,,山田 剛\n2,Bram de Vries,NL,,";
   $("#players tbody").replaceChildren(
     ...players.map((p) =>
       el(
@@ -699,6 +699,7 @@ function renderPlayers() {
         {},
         el("td", {}, p.id),
         el("td", {}, p.name),
+        el("td", {}, p.local_name ?? ""),
         el("td", {}, grouped ? p.group : "–"),
         el("td", {}, p.country ?? ""),
         el("td", {}, p.substitute ? "substitute" : ""),

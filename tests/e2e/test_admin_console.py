@@ -35,8 +35,11 @@ pytestmark = pytest.mark.slow
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 # A name that would run script if any page put it in as HTML.
 TRAP = 'Zoë <img src=x onerror="window.pwned=1">'
-PLAYERS_CSV = "id,name,group,country,substitute\n" + "".join(
-    f"{n},{TRAP if n == 3 else f'Player {n}'},{'A' if n <= 8 else 'B'},{'JP' if n % 2 else 'NL'},\n"
+# Player 5 has a name in their own script too (issue 17); player 4's is the trap again
+LOCAL_NAMES = {4: TRAP, 5: "山田 剛"}
+PLAYERS_CSV = "id,name,group,country,substitute,local_name\n" + "".join(
+    f"{n},{TRAP if n == 3 else f'Player {n}'},{'A' if n <= 8 else 'B'},{'JP' if n % 2 else 'NL'},"
+    f",{LOCAL_NAMES.get(n, '')}\n"
     for n in range(1, 17)
 )
 
@@ -119,6 +122,10 @@ def test_a_small_day_runs_from_the_console_alone(page: Any, server: Server) -> N
     submit(page, "#players-form")
     expect(page.locator("#players-count")).to_contain_text("16 registered: group A 8, group B 8")
     expect(page.locator("#players tbody")).to_contain_text(TRAP)
+    fifth = page.locator("#players tbody tr", has_text="Player 5")
+    expect(fifth.locator("td").nth(2)).to_have_text("山田 剛")
+    fourth = page.locator("#players tbody tr", has_text="Player 4")
+    expect(fourth.locator("td").nth(2)).to_have_text(TRAP)  # shown as text, never run
 
     # 3. Prizes; 4. the draw with a seed, and the slips as a blob in a new tab.
     page.fill("#prizes-form [name=amounts]", "1000, 500, 300, 200")
