@@ -1,7 +1,9 @@
 """Finding a player by name on a phone: forgiving accents, case and typos.
 
-A spectator types "emile dubois" for "Émile Dubois" or "hayshi" for "Hayashi". Names and
-queries are compared in a plain form (accents stripped, case folded), token by token:
+A spectator types "emile dubois" for "Émile Dubois" or "hayshi" for "Hayashi", and a name in
+Chinese characters as they read it: "やまだ" or "ヤマダ" for "山田 剛", "chen jia wei" (pinyin
+without tones) for "陳家偉" (issue 17). Names and queries are compared in a plain form (accents
+stripped, case folded, katakana as hiragana), token by token:
 players whose name tokens start with the query's tokens come first, then the rest by how
 similar they are (difflib's ratio), and players that are not similar enough are left out.
 Pure functions: the caller hands in the players of one tournament.
@@ -10,15 +12,20 @@ Pure functions: the caller hands in the players of one tournament.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
-# Letters that NFKD does not split into a base letter and an accent.
+# Letters that NFKD does not split into a base letter and an accent; and katakana as the
+# hiragana of the same sound, so that "ヤマダ" and "やまだ" are one reading.
 _PLAIN_LETTERS = str.maketrans(
     {"ø": "o", "đ": "d", "ð": "d", "ł": "l", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i"}
+    | {chr(katakana): chr(katakana - 0x60) for katakana in range(0x30A1, 0x30F7)}
 )
+_IDEOGRAPHS_FROM = "\u2e80"  # CJK radicals onwards: kana, Chinese characters, hangul
 _TOKEN = re.compile(r"[^\W_]+")
 
 SIMILAR_ENOUGH = 0.75  # below this a name is not offered ("hayshi" is 0.92 of "hayashi")
@@ -34,6 +41,52 @@ def normalize(text: str) -> str:
 
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalize(text))
+
+
+@dataclass(frozen=True)
+class Readings:
+    """How a phone types a name written in Chinese characters or kana, word by word."""
+
+    kana: tuple[str, ...] = ()  # Japanese: "やまだ", "つよし"
+    pinyin: tuple[str, ...] = ()  # Chinese, without tones: "chenjiawei"
+    syllables: tuple[str, ...] = ()  # the pinyin one syllable at a time: "chen", "jia", "wei"
+
+    @property
+    def tokens(self) -> list[str]:
+        return [*self.kana, *self.pinyin, *self.syllables]
+
+    @property
+    def whole(self) -> list[str]:
+        """Each reading as one string, as a name typed without its spaces."""
+        return ["".join(self.kana), "".join(self.pinyin)] if self.kana else []
+
+
+@functools.lru_cache(maxsize=8192)
+def readings(name: str) -> Readings:
+    """The kana reading (pykakasi) and the toneless pinyin (pypinyin) of each word of a
+    name; nothing for a name in Latin letters. Kept per name: a hall's 1,024 names take a
+    few milliseconds, once."""
+    if not any(c >= _IDEOGRAPHS_FROM for c in name):
+        return Readings()
+    kana_of, pinyin_of = _readers()
+    kana, pinyin, syllables = [], [], []
+    for word in name.split():
+        kana += tokens("".join(part["hira"] for part in kana_of(word)))
+        sounds = [t for syllable in pinyin_of(word) for t in tokens(syllable)]
+        pinyin.append("".join(sounds))
+        syllables += sounds
+    return Readings(tuple(kana), tuple(p for p in pinyin if p), tuple(syllables))
+
+
+@functools.cache
+def _readers() -> tuple[Callable[[str], list[dict[str, str]]], Callable[[str], list[str]]]:
+    # Imported on the first search of such a name, not when the server starts: their
+    # dictionaries take about 0.6 s to load.
+    import pykakasi
+    from pypinyin import Style, lazy_pinyin
+
+    kakasi: Any = pykakasi.kakasi
+    return kakasi().convert, functools.partial(lazy_pinyin, style=Style.NORMAL)
 
 
 @dataclass(frozen=True)
@@ -78,8 +131,10 @@ def match(candidate: Candidate, query: str) -> Match | None:
     wanted = tokens(query)
     if not wanted:
         return None
+    local = candidate.local_name or ""
+    read = readings(local)
     name_tokens = (
-        tokens(candidate.name) + tokens(candidate.local_name or "") + tokens(str(candidate.player))
+        tokens(candidate.name) + tokens(local) + read.tokens + tokens(str(candidate.player))
     )
     hits = 0
     scores = []
@@ -92,7 +147,7 @@ def match(candidate: Candidate, query: str) -> Match | None:
     typed = "".join(wanted)
     whole = max(
         _ratio(typed, "".join(tokens(name)))
-        for name in (candidate.name, candidate.local_name)
+        for name in (candidate.name, local, *read.whole)
         if name
     )
     similarity = max(similarity, whole)

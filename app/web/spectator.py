@@ -517,23 +517,26 @@ def home(
 
 
 def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict[str, Any]]:
-    def view(tournament: Tournament, _: int) -> list[dict[str, Any]]:
-        candidates = [
+    def view(tournament: Tournament, _: int) -> list[Candidate]:
+        return [
             Candidate(r.player, r.name, r.country, r.local_name)
             for r in tournament.players.values()
         ]
-        return [
-            {
-                "id": str(m.candidate.player),
-                "name": m.candidate.name,
-                "country": m.candidate.country,
-                "local_name": m.candidate.local_name,
-                "url": f"/p/{quote(str(m.candidate.player), safe='')}?t={tournament_id}",
-            }
-            for m in search(candidates, query)
-        ]
 
-    return store.read(tournament_id, view)
+    # Matched outside the store's read, which holds the tournament's lock that the judges'
+    # writes take: the first search of names in Chinese characters loads the kana and pinyin
+    # dictionaries (about 0.6 s), and a hand must not wait for that.
+    candidates = store.read(tournament_id, view)
+    return [
+        {
+            "id": str(m.candidate.player),
+            "name": m.candidate.name,
+            "country": m.candidate.country,
+            "local_name": m.candidate.local_name,
+            "url": f"/p/{quote(str(m.candidate.player), safe='')}?t={tournament_id}",
+        }
+        for m in search(candidates, query)
+    ]
 
 
 @router.get("/search")

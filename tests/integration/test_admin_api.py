@@ -451,7 +451,13 @@ def test_a_name_in_the_players_own_script_is_registered_exported_and_found(
     assert player["player"]["local_name"] == "山田 剛"
     log = client.get(api(f"/{tournament_id}/log")).text
     assert '"local_name":"陳家偉"' in log.replace(" ", "")
-    for query, found in [("山田", "P7"), ("陳家偉", "P9"), ("yamada", "P7")]:
+    for query, found in [
+        ("山田", "P7"),
+        ("陳家偉", "P9"),
+        ("yamada", "P7"),
+        ("ヤマダ", "P7"),  # the kana a Japanese phone types
+        ("chen jia wei", "P9"),  # the pinyin a Chinese phone types
+    ]:
         answer = created(client.get("/search", params={"t": tournament_id, "q": query}), 200)
         assert answer["results"][0]["id"] == found, query
         assert answer["results"][0]["local_name"] in ("山田 剛", "陳家偉")

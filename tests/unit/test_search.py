@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.search import Candidate, match, normalize, search, tokens
+from app.services.search import Candidate, match, normalize, readings, search, tokens
 
 FIELD = [
     Candidate("P0001", "Émile Dubois", "FR"),
@@ -129,3 +129,31 @@ def test_a_player_is_found_by_the_name_in_their_own_script(query: str, first: st
 def test_a_name_in_another_script_matches_nobody_it_does_not_name() -> None:
     assert search(LOCAL, "田中") == []
     assert search(FIELD, "山田") == []  # players without a local name are not offered for it
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        # issue 17: as a Japanese phone types a name in kanji, in hiragana or katakana
+        ("やまだ", "Takeshi Yamada"),
+        ("ヤマダ", "Takeshi Yamada"),
+        ("つよし", "Takeshi Yamada"),
+        ("やまもと", "Taro Yamamoto"),
+        # as a Chinese phone types it, in pinyin without tones
+        ("chen", "Ka Wai Chan"),
+        ("chen jia wei", "Ka Wai Chan"),
+        ("chenjiawei", "Ka Wai Chan"),
+        ("jiawei", "Ka Wai Chan"),
+    ],
+)
+def test_a_name_in_chinese_characters_is_found_by_its_kana_or_its_pinyin(
+    query: str, first: str
+) -> None:
+    found = search(LOCAL, query)
+    assert found and found[0].candidate.name == first
+
+
+def test_a_latin_name_has_no_readings_and_a_reading_finds_only_its_name() -> None:
+    assert readings("Takeshi Yamada") == readings("")
+    assert search(LOCAL, "たなか") == []
+    assert readings("陳家偉").pinyin == ("chenjiawei",)
