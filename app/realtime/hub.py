@@ -670,7 +670,7 @@ class Hub:
         while True:
             await asyncio.sleep(VERSION_POLL_INTERVAL)
             for tournament_id, feed in list(self.feeds.items()):
-                if not feed.subscribers:  # followed, or left for a moment (LINGER)
+                if not feed.subscribers:  # followed, or left for a moment (Hub.linger)
                     continue
                 try:
                     version = await asyncio.to_thread(self.store.stored_version, tournament_id)

@@ -451,12 +451,17 @@ def answer(store: TournamentStore, tournament_id: int, name: str, extension: str
             version=version,
             until=until,
             body=body,
-            etag=f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"',
+            etag=etag_of(body),
         )
         cache.put(key, fresh)
         return fresh
 
     return store.read(tournament_id, view)
+
+
+def etag_of(body: bytes) -> str:
+    """A strong ETag for an answer's bytes: the feeds' and the API's (app/web, revalidated)."""
+    return f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

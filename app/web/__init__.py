@@ -1,7 +1,6 @@
 """The HTTP and websocket application, built by `create_app` (run it with uvicorn's --factory)."""
 
 import asyncio
-import hashlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -17,7 +16,7 @@ from app import __version__, metrics
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import OWED_ANSWER, Hub, HubCollector
-from app.services.feeds import etag_matches
+from app.services.feeds import etag_matches, etag_of
 from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
@@ -236,7 +235,7 @@ def revalidated(app: ASGIApp) -> ASGIApp:
 
 
 async def _send_revalidated(scope: Scope, start: Message, body: bytes, send: Send) -> None:
-    etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+    etag = etag_of(body)
     asked = next((v for n, v in scope["headers"] if n == b"if-none-match"), b"")
     kept = [(n, v) for n, v in start.get("headers", ()) if n != b"content-length"]
     headers = [*kept, (b"etag", etag.encode()), (b"cache-control", b"no-cache")]
