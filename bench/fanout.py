@@ -265,6 +265,13 @@ def played_lines(round_one: RoundOne) -> list[str]:
     ]
 
 
+def entered(response: httpx.Response) -> int:
+    """The version a hand's answer names; a refusal stops the benchmark, saying why."""
+    if response.status_code != 201:
+        raise RuntimeError(f"hand refused: {response.status_code} {response.text[:300]}")
+    return int(response.json()["version"])
+
+
 class Poster:
     """The judges' tablets: each table's hands in order, one table after another."""
 
@@ -275,12 +282,23 @@ class Poster:
         self.turn = 0
         self.client: httpx.Client | None = None
         self.url = ""
+        self.tournament_url = ""
         self.verify: ssl.SSLContext | bool = True
 
     def open(self, base_url: str, tournament_id: int, verify: ssl.SSLContext | bool = True) -> None:
         self.verify = verify
         self.client = httpx.Client(timeout=30.0, verify=verify)
         self.url = hands_url(base_url, tournament_id)
+        self.tournament_url = f"{base_url}/api/tournaments/{tournament_id}"
+
+    def version(self) -> int:
+        """The server's version of the tournament, asked where the hands go."""
+        assert self.client is not None
+        return int(self.client.get(self.tournament_url).raise_for_status().json()["version"])
+
+    def headers(self, hand: Hand) -> dict[str, str]:
+        """Its table's token, and a key of its own: each hand is entered once."""
+        return hand_headers(self.tokens[hand["table"]], f"fanout-{uuid.uuid4()}")
 
     def close(self) -> None:
         if self.client is not None:
@@ -290,13 +308,10 @@ class Poster:
     def post(self, hand: Hand) -> tuple[int, float, float]:
         """POST one hand: its version, when the POST started and how long it took."""
         assert self.client is not None
-        headers = hand_headers(self.tokens[hand["table"]], f"fanout-{uuid.uuid4()}")
         started = clock()
-        response = self.client.post(self.url, json=hand, headers=headers)
+        response = self.client.post(self.url, json=hand, headers=self.headers(hand))
         took = clock() - started
-        if response.status_code != 201:
-            raise RuntimeError(f"hand refused: {response.status_code} {response.text[:300]}")
-        return int(response.json()["version"]), started, took
+        return entered(response), started, took
 
     def fillers(self) -> list[Hand]:
         """Hands at the head of their table that would not move the standings."""
@@ -534,6 +549,31 @@ def storm(clients: ClientProcess, target: Target, spec: dict[str, Any], k: int) 
     return outcome
 
 
+def feed_of(
+    poster: Poster,
+    tournament_id: int,
+    pids: list[int],
+    port: int,
+    *,
+    resume_path: str = "",
+    tls_root: str | None = None,
+    judges: Callable[[], list[float]] | None = None,
+) -> Target:
+    """Our live feed where `poster` enters the hands (opened on the same address): the
+    standings followed, a timed hand per update, the hands that move nothing between."""
+    return Target(
+        pids,
+        port,
+        f"/ws/tournaments/{tournament_id}?channels={CHANNEL}",
+        lambda _: poster.post(poster.next_timed()),
+        poster.version,
+        poster.post_fillers,
+        resume_path=resume_path,
+        tls_root=tls_root,
+        judges=judges,
+    )
+
+
 def run_ours(
     url: str,
     folder: Path,
@@ -553,18 +593,11 @@ def run_ours(
         assert server.process is not None
         poster.open(server.base_url, tournament_id)
         try:
-
-            def final() -> int:
-                answer = httpx.get(f"{server.base_url}/api/tournaments/{tournament_id}")
-                return int(answer.raise_for_status().json()["version"])
-
-            target = Target(
+            target = feed_of(
+                poster,
+                tournament_id,
                 [server.process.pid],
                 server.port,
-                f"/ws/tournaments/{tournament_id}?channels={CHANNEL}",
-                lambda _: poster.post(poster.next_timed()),
-                final,
-                poster.post_fillers,
                 # as live.js: no channel in the URL, each named with its version in a subscribe
                 resume_path="" if freeze_every else f"/ws/tournaments/{tournament_id}?channels=",
             )
@@ -580,11 +613,8 @@ def judges_under_load(poster: Poster, rate: float, seconds: float) -> list[float
     `seconds`. Each POST's time, in ms."""
 
     async def enter(client: httpx.AsyncClient, hand: Hand) -> float:
-        headers = hand_headers(poster.tokens[hand["table"]], f"fanout-{uuid.uuid4()}")
         started = clock()
-        response = await client.post(poster.url, json=hand, headers=headers)
-        if response.status_code != 201:
-            raise RuntimeError(f"hand refused: {response.status_code} {response.text[:300]}")
+        entered(await client.post(poster.url, json=hand, headers=poster.headers(hand)))
         return (clock() - started) * 1000
 
     async def all_of_them() -> list[float]:
@@ -636,20 +666,11 @@ def run_behind_proxy(
         )
         poster.open(proxy.base_url, tournament_id, verify=proxy.tls())
         stack.callback(poster.close)
-
-        def final() -> int:
-            answer = httpx.get(
-                f"{proxy.base_url}/api/tournaments/{tournament_id}", verify=proxy.tls()
-            )
-            return int(answer.raise_for_status().json()["version"])
-
-        target = Target(
+        target = feed_of(
+            poster,
+            tournament_id,
             pids,
             proxy.port,
-            f"/ws/tournaments/{tournament_id}?channels={CHANNEL}",
-            lambda _: poster.post(poster.next_timed()),
-            final,
-            poster.post_fillers,
             tls_root=str(proxy.root),
             judges=lambda: judged_and_scraped(poster, servers, metrics_token),
         )
