@@ -543,7 +543,9 @@ def storm(clients: ClientProcess, target: Target, spec: dict[str, Any], k: int) 
     print(
         f"  storm: {dropped:,} dropped, back holding version {version} in "
         f"{outcome['seconds']:.2f} s; {outcome['snapshots']:,} snapshots sent, "
-        f"{outcome['failed']} failed, {outcome['gaps']} gaps or behind",
+        f"{outcome['failed']} failed, {outcome['gaps']} gaps or behind; server memory "
+        f"{outcome['rss_away_kib'] / 1024:+.1f} MiB while they were away, "
+        f"{outcome['rss_back_kib'] / 1024:+.1f} MiB once back",
         flush=True,
     )
     return outcome
