@@ -14,6 +14,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.db.timeouts import DatabaseTimeouts
+from app.domain.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 # .env.example marks every value a deployment must set with it (compose.yaml; issue 16).
 PLACEHOLDER = "CHANGE_ME"
@@ -127,6 +128,16 @@ class Settings(BaseSettings):
     # The hall's time zone (an IANA name such as Asia/Macau): a judge's table token expires
     # at the end of the hall's tournament day (app/domain/tokens.py). Unset: this machine's.
     hall_timezone: str | None = None
+    # The pages' language for a reader who chose none, where a tournament names none either
+    # (issue 17): en, ja, zh-Hant, zh-Hans or ko.
+    language: str = DEFAULT_LANGUAGE
+
+    @field_validator("language")
+    @classmethod
+    def _language_is_spoken(cls, language: str) -> str:
+        if language not in LANGUAGES:
+            raise ValueError(f"must be one of {', '.join(LANGUAGES)} (issue 17)")
+        return language
 
     @field_validator("hall_timezone")
     @classmethod

@@ -262,5 +262,34 @@ def token(
     )
 
 
+@cli.command()
+def catalogs(
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Change nothing; fail if a catalog is behind the code or a string lacks "
+            "a translation",
+        ),
+    ] = False,
+    domain: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--domain",
+            help="Only this audience's catalogs (common, spectator, judge, hall, overlay, "
+            "admin); repeatable",
+        ),
+    ] = None,
+) -> None:
+    """Extract, merge and compile the translation catalogs (app/locales).
+
+    Reads every marked string of the templates, the Python code and the pages' JavaScript,
+    brings each language's catalog up to date, keeping its translations, and compiles it.
+    Lists the strings that lack a translation and those flagged fuzzy (to be reviewed)."""
+    from app.cli import translations
+
+    translations.catalogs(check=check, domains=domain)
+
+
 def main() -> None:
     cli()

@@ -18,6 +18,7 @@ from app.domain import bounds
 from app.domain.errors import MalformedInput
 from app.domain.formats import Format, format_from_log
 from app.domain.hands import PlayerId, is_player_id
+from app.domain.languages import LANGUAGES
 from app.domain.numbers import exact, parse_amount, parse_rate
 from app.domain.rulesets import HandResult, parse_result, result_to_log
 from app.domain.text import check_nesting, check_tree
@@ -37,6 +38,15 @@ class TournamentDeclared:
     name: str
     format: Format
     raw_format: str | dict[str, Any]
+    # The pages' language for a reader whose device and browser name none we speak (issue 17)
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class LanguageSet:
+    """The organizer changes the tournament's default language (issue 17)."""
+
+    language: str
 
 
 @dataclass(frozen=True)
@@ -204,6 +214,7 @@ Event = (
     | ExtensionGiven
     | PlayAllOrdered
     | SegmentClosed
+    | LanguageSet
 )
 
 
@@ -286,7 +297,24 @@ def _tournament(f: _Fields) -> TournamentDeclared:
     raw_format = f.raw["format"]
     name = f.text("name")
     assert name is not None
-    return TournamentDeclared(name, format_from_log(raw_format), raw_format)
+    language = _language(f) if "language" in f.raw else None
+    return TournamentDeclared(name, format_from_log(raw_format), raw_format, language)
+
+
+def _language(f: _Fields) -> str:
+    language = f.raw["language"]
+    if language not in LANGUAGES:
+        raise MalformedInput(
+            "CONTRACT §1",
+            "language",
+            f"must be one of {', '.join(LANGUAGES)} (issue 17), got {language!r}",
+        )
+    assert isinstance(language, str)
+    return language
+
+
+def _language_set(f: _Fields) -> LanguageSet:
+    return LanguageSet(_language(f))
 
 
 def _player(f: _Fields) -> PlayerRegistered:
@@ -504,7 +532,7 @@ def _play_all(f: _Fields) -> PlayAllOrdered:
 _TABLE = {"round", "segment", "table"}
 
 _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]] = {
-    "tournament": ({"name", "format"}, set(), _tournament),
+    "tournament": ({"name", "format"}, {"language"}, _tournament),
     "player": ({"id", "name", "group"}, {"substitute", "country", "local_name"}, _player),
     "prizes": ({"amounts"}, set(), _prizes),
     "carry_over_rate": ({"round", "rate"}, set(), _carry_over_rate),
@@ -520,6 +548,7 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "extension": (_TABLE | {"minutes"}, set(), _extension),
     "play_all": (_TABLE | {"reason"}, set(), _play_all),
     "segment_end": ({"round", "segment"}, {"group"}, _segment_end),
+    "language": ({"language"}, set(), _language_set),
 }
 
 
@@ -590,7 +619,12 @@ def line_time(raw: object) -> datetime | None:
 def event_to_log(event: Event) -> dict[str, Any]:
     """The log line of an event: the inverse of parse_event, used to write and export logs."""
     if isinstance(event, TournamentDeclared):
-        return {"type": "tournament", "name": event.name, "format": event.raw_format}
+        declared = {"type": "tournament", "name": event.name, "format": event.raw_format}
+        if event.language is not None:
+            declared["language"] = event.language
+        return declared
+    if isinstance(event, LanguageSet):
+        return {"type": "language", "language": event.language}
     if isinstance(event, PlayerRegistered):
         line: dict[str, Any] = {
             "type": "player",
@@ -701,6 +735,7 @@ def _tablet_log_fields(event: DealRecorded | EarlyStart) -> dict[str, Any]:
 
 _TYPE_OF: Mapping[type, str] = {
     TournamentDeclared: "tournament",
+    LanguageSet: "language",
     PlayerRegistered: "player",
     PrizesSet: "prizes",
     CarryOverRateSet: "carry_over_rate",

@@ -26,6 +26,7 @@ from app.domain.clocks import SegmentClockFacts
 from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
 from app.domain.formats import Format
 from app.domain.hands import PlayerId
+from app.domain.languages import DEFAULT_LANGUAGE
 from app.domain.log import (
     CarryOverRateSet,
     DealRecorded,
@@ -35,6 +36,7 @@ from app.domain.log import (
     ExtensionGiven,
     HandRecorded,
     HandVoided,
+    LanguageSet,
     PenaltyGiven,
     PlayAllOrdered,
     PlayerRegistered,
@@ -79,6 +81,7 @@ class Tournament:
 
     def __init__(self, declared: TournamentDeclared) -> None:
         self.name = declared.name
+        self.language = declared.language or DEFAULT_LANGUAGE  # issue 17
         self.format: Format = declared.format
         self.players: dict[PlayerId, PlayerRegistered] = {}
         self._player_names: dict[str, PlayerId] = {}  # str(id) -> id, so 7 and "7" can't both exist
@@ -150,6 +153,8 @@ class Tournament:
                 raise IllegalMove("CONTRACT §1", "type", "the tournament line comes once, first")
             case PlayerRegistered():
                 self._register(event)
+            case LanguageSet():
+                self.language = event.language
             case PrizesSet():
                 self.prizes = event.amounts  # rule PR-2: a later line replaces the table
             case CarryOverRateSet():

@@ -20,7 +20,7 @@ from app.services.feeds import etag_matches, etag_of
 from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
-from app.web import errors, live, pages, routes
+from app.web import errors, languages, live, pages, routes
 from app.web.deps import JUDGE_TABLE
 from app.web.guards import RateLimits, client_address, limit_bodies, refuse_guessers
 from app.web.health import ReadinessCheck
@@ -54,7 +54,9 @@ class ScoreboardApp(FastAPI):
 
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
-        return live.feed_first(head_as_get(revalidated(super().build_middleware_stack())))
+        # The reader's language is settled before any route composes a sentence (issue 17).
+        stack = languages.speaking_reader(super().build_middleware_stack(), self.settings.language)
+        return live.feed_first(head_as_get(revalidated(stack)))
 
 
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -327,6 +329,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.settings = app_settings
     app.include_router(routes.router)
+    app.include_router(languages.router)
     pages.mount_static(app)
     pages.install_docs(app)
     errors.install(app)

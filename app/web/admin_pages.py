@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +40,7 @@ from app.services.feeds import distance_shown, is_ariari, total_shown
 # the results show the same figures as /api/tournaments/{tid}/standings, ranked once.
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore
+from app.web import languages
 from app.web.addresses import loopback_warning, public_base
 from app.web.deps import (
     MAX_NUMBER,
@@ -53,7 +54,7 @@ from app.web.deps import (
 from app.web.errors import UnfinishedTableAnswer, unfinished_answer
 from app.web.pages import render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
 PlayerRef = str | int
 SegmentState = Literal["not opened", "scheduled", "running", "closed"]

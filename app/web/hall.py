@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
 from app.domain.tournament import Tournament
+from app.web import languages
 from app.web.deps import StoreDep, TournamentId
 from app.web.pages import render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
 
 class HallPlayer(BaseModel):

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel
 
 from app.domain.tournament import Tournament
+from app.web import languages
 from app.web.deps import JudgeDep, StoreDep
 from app.web.pages import PACKAGE, render
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
 SERVICE_WORKER = PACKAGE / "static" / "judge-sw.js"
 

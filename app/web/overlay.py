@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app.domain.ariari import points_shown
@@ -42,10 +42,13 @@ from app.read.views import (
 )
 from app.services import feeds
 from app.services.errors import NotFound
+from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
 from app.web.pages import render
 
-router = APIRouter(prefix="/overlay", include_in_schema=False)
+router = APIRouter(
+    prefix="/overlay", include_in_schema=False, dependencies=[Depends(languages.tournament_default)]
+)
 
 Names = Mapping[str, Mapping[str, str | None]]
 Rounds = Mapping[str, Mapping[str, str]]  # round number -> its name and its segment's word

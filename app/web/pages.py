@@ -5,17 +5,70 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
+import jinja2
+from babel.numbers import format_decimal
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 
 import app
+from app import i18n
 
 PACKAGE = Path(app.__file__).resolve().parent
-templates = Jinja2Templates(directory=PACKAGE / "templates")
+
+
+def _environment() -> jinja2.Environment:
+    """The templates speak the request's language (issue 17): `{% trans %}` and `_()` read
+    the catalogs of the language `web.languages` settled for this request."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    # Whitespace inside {% trans %} is the template's layout, not the sentence's.
+    environment.policies["ext.i18n.trimmed"] = True
+    environment.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: i18n.gettext(message),
+        ngettext=lambda singular, plural, n: i18n.ngettext(singular, plural, n),
+        pgettext=lambda context, message: i18n.pgettext(context, message),
+        newstyle=True,
+    )
+    environment.filters["number"] = lambda value: format_decimal(
+        value, locale=i18n.babel_locale(i18n.current())
+    )
+    return environment
+
+
+def _language_context(request: Request) -> dict[str, Any]:
+    language = i18n.current()
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+
+    def catalog(*domains: str) -> Markup:
+        # Inside a <script type="application/json">: no "</script>" can close it early.
+        text = i18n.catalog_json(language, ("common", *domains))
+        return Markup(text.replace("<", "\\u003c"))
+
+    return {
+        "lang": language,
+        "switch": [
+            {
+                "tag": tag,
+                "name": i18n.ENDONYMS[tag],
+                "href": "/language?" + urlencode({"to": tag, "next": here}),
+                "current": tag == language,
+            }
+            for tag in i18n.LANGUAGES
+        ],
+        "catalog": catalog,
+    }
+
+
+templates = Jinja2Templates(env=_environment(), context_processors=[_language_context])
 
 
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:

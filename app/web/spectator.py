@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
@@ -37,10 +37,11 @@ from app.services import feeds
 from app.services.errors import NotFound
 from app.services.search import Candidate, search
 from app.services.store import Listed, TournamentStore
+from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TournamentsDep
 from app.web.pages import PACKAGE, render, templates
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
 TournamentParam = Annotated[int | None, Query(alias="t", ge=1, le=MAX_NUMBER)]
 SEGMENT_WORDS = {"half": "Half", "quarter": "Quarter", "session": "Session", "game": "Game"}
