@@ -9,6 +9,7 @@ a browser's translator the same), and its text is passed over.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 # Text nodes and the attributes a reader sees or hears (a screen reader reads aria-label,
@@ -94,3 +95,25 @@ OVERFLOWING = r"""
 
 def overflowing(page: Any) -> list[str]:
     return list(page.evaluate(OVERFLOWING))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# axe-core from the npm package package.json pins, injected in the tests only: the pages
+# themselves never load it.
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page: Any) -> list[str]:
+    """WCAG 2.2 AA (and A) violations axe-core finds on the page as it stands."""
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """async () => {
+          const r = await axe.run(document, {
+            runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa",
+                                             "wcag22aa"] },
+          });
+          return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ` +
+            v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
+        }"""
+    )
+    return list(result)
