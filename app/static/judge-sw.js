@@ -20,6 +20,7 @@ const ASSETS = [
   "/static/judge.css",
   "/static/base.css",
   "/static/live.js",
+  "/static/i18n.js",
 ];
 const NETWORK_WAIT_MS = 4000; // a hall network that hangs counts as down
 

@@ -19,6 +19,7 @@ const SHELL = [
   "/static/base.css",
   "/static/spectator.css",
   "/static/live.js",
+  "/static/i18n.js",
   "/static/spectator.js",
   "/static/manifest.webmanifest",
   "/static/icons/icon-192.png",

@@ -51,6 +51,7 @@ SHELL = (
     "base.css",
     "spectator.css",
     "live.js",
+    "i18n.js",
     "spectator.js",
     "manifest.webmanifest",
     "icons/icon-192.png",
