@@ -192,6 +192,19 @@ def speaking(language: str) -> Iterator[None]:
         _CHOICE.reset(token)
 
 
+# The languages whose readers read a name in its owner's script first.
+OWN_SCRIPT_FIRST = frozenset({"ja", "zh-Hant", "zh-Hans", "ko"})
+
+
+def names_for(name: str, local_name: str | None) -> tuple[str, str | None]:
+    """A player's name as the page's language shows it, and the other form beside it: "山田 剛"
+    over "Takeshi Yamada" for a reader of Japanese, Chinese or Korean, the other way round
+    otherwise; the other form is None when the player has only one."""
+    if local_name and current() in OWN_SCRIPT_FIRST:
+        return local_name, name
+    return name, local_name
+
+
 # -- catalogs -----------------------------------------------------------------------------
 
 
@@ -290,6 +303,17 @@ def lazy(message: str) -> str:
     return message
 
 
+@cache
+def _script_messages(domain: str) -> frozenset[tuple[str, str | None]]:
+    """The messages the pages' JavaScript asks for (its `t()` calls, by the template's
+    locations): a phone gets those only, the rest of the page comes rendered."""
+    return frozenset(
+        (message_key(message.id), message.context)
+        for message in read_catalog(template_path(domain))
+        if message.id and any(path.endswith(".js") for path, _ in message.locations)
+    )
+
+
 def message_key(message_id: str | tuple[str, ...] | list[str]) -> str:
     """A message's msgid; a plural message's singular one."""
     return message_id if isinstance(message_id, str) else message_id[0]
@@ -297,17 +321,21 @@ def message_key(message_id: str | tuple[str, ...] | list[str]) -> str:
 
 @cache
 def catalog_json(language: str, domains: tuple[str, ...]) -> str:
-    """The pages' JavaScript catalog: msgid → translation (a list for plural forms), for the
-    given domains, with fuzzy and untranslated entries left out so the page shows English."""
+    """The pages' JavaScript catalog: msgid → translation (a list for plural forms) of the
+    strings the pages' scripts use, for the given domains, with fuzzy and untranslated
+    entries left out so the page shows English."""
     messages: dict[str, Any] = {}
     if language != ENGLISH:
         for domain in domains:
             path = template_path(domain) if language == PSEUDO else po_path(language, domain)
             if not path.exists():
                 continue
+            scripts = _script_messages(domain)
             for message in _catalog(language, domain):
                 if not message.id or message.fuzzy or not message.string:
                     continue
+                if (message_key(message.id), message.context) not in scripts:
+                    continue  # the server's own: the page needs none of its text twice
                 key = message_key(message.id)
                 if message.context:
                     key = f"{message.context}\x04{key}"

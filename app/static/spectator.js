@@ -7,6 +7,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
+import { t } from "/static/i18n.js";
 import { LiveFeed, pointsShown } from "/static/live.js";
 
 const FOLLOWED_KEY = "wsom.followed";
@@ -30,8 +31,8 @@ function saveFollowed(list) {
   localStorage.setItem(FOLLOWED_KEY, JSON.stringify(list));
 }
 
-function isFollowed(t, id) {
-  return loadFollowed().some((e) => e.t === t && e.id === id);
+function isFollowed(tournament, id) {
+  return loadFollowed().some((e) => e.t === tournament && e.id === id);
 }
 
 function setFollowed(entry, follow) {
@@ -45,7 +46,10 @@ function followButton(entry, onChange) {
     const on = isFollowed(entry.t, entry.id);
     button.textContent = on ? "★" : "☆";
     button.setAttribute("aria-pressed", String(on));
-    button.setAttribute("aria-label", `${on ? "Unfollow" : "Follow"} ${entry.name}`);
+    button.setAttribute(
+      "aria-label",
+      on ? t("Unfollow {name}", { name: entry.name }) : t("Follow {name}", { name: entry.name }),
+    );
   };
   button.addEventListener("refresh", show); // the same player's star elsewhere changed
   button.addEventListener("click", (event) => {
@@ -56,6 +60,23 @@ function followButton(entry, onChange) {
   });
   show();
   return button;
+}
+
+// The seats and the limit hands, in the words of spectator.py (SEAT_WORDS, LIMIT_WORDS).
+function seatWord(seat) {
+  const words = { east: t("East"), south: t("South"), west: t("West"), north: t("North") };
+  return words[seat] ?? seat;
+}
+
+function limitWord(limit) {
+  const words = {
+    mangan: t("mangan"),
+    haneman: t("haneman"),
+    baiman: t("baiman"),
+    sanbaiman: t("sanbaiman"),
+    yakuman: t("yakuman"),
+  };
+  return words[limit] ?? limit;
 }
 
 // -- small helpers ------------------------------------------------------------------------
@@ -74,7 +95,8 @@ function showStatus(status) {
   const badge = document.getElementById("feed-status");
   if (!badge) return;
   badge.className = `feed-status status-${status}`;
-  badge.textContent = { live: "● live", stale: "stale", offline: "offline" }[status] ?? "connecting";
+  badge.textContent =
+    { live: t("● live"), stale: t("stale"), offline: t("offline") }[status] ?? t("connecting");
 }
 
 // An Ari Ari event's figures (rule AA-17): whole points with thousands separators
@@ -89,15 +111,29 @@ function totalText(standing, ariari) {
 
 // Mirrors the player page's template (spectator_player.html).
 function distanceText(standing, advance, round, ariari = false) {
-  if (!standing) return [`Not ranked in round ${round}`, ""];
-  if (standing.status === "advanced") return ["Advanced", "above"];
-  if (standing.status === "eliminated") return [`Eliminated in round ${round}`, "below"];
-  if (standing.status === "finished") return ["Final standing", ""];
-  const through = advance ? ` (top ${advance} go through)` : "";
+  if (!standing) return [t("Not ranked in round {round}", { round }), ""];
+  if (standing.status === "advanced") return [t("Advanced"), "above"];
+  if (standing.status === "eliminated") return [t("Eliminated in round {round}", { round }), "below"];
+  if (standing.status === "finished") return [t("Final standing"), ""];
   if (standing.distance === null || standing.distance === undefined) return ["", ""]; // no cut
   const distance = ariari ? points(standing.distance) : standing.distance_shown;
-  if (standing.above_cut === true) return [`${distance} above the cut${through}`, "above"];
-  if (standing.above_cut === false) return [`${distance} to reach the cut${through}`, "below"];
+  // The arrow says above or below without the colour (issue 17: colour is never the only sign).
+  if (standing.above_cut === true) {
+    return [
+      advance
+        ? t("▲ {distance} above the cut (top {advance} go through)", { distance, advance })
+        : t("▲ {distance} above the cut", { distance }),
+      "above",
+    ];
+  }
+  if (standing.above_cut === false) {
+    return [
+      advance
+        ? t("▼ {distance} to reach the cut (top {advance} go through)", { distance, advance })
+        : t("▼ {distance} to reach the cut", { distance }),
+      "below",
+    ];
+  }
   return ["", ""];
 }
 
@@ -126,28 +162,28 @@ function home() {
   );
   const latest = new Map(); // "t:id" -> player state
 
-  function feedFor(t) {
-    if (!feeds.has(t)) {
-      const feed = new LiveFeed(t, [], {
+  function feedFor(tournament) {
+    if (!feeds.has(tournament)) {
+      const feed = new LiveFeed(tournament, [], {
         onState: (channel, state) => {
-          latest.set(`${t}:${state.player}`, state);
-          fillFollowed(t, state);
+          latest.set(`${tournament}:${state.player}`, state);
+          fillFollowed(tournament, state);
         },
         onStatus: showStatus,
       });
-      feeds.set(t, feed);
+      feeds.set(tournament, feed);
       feed.connect();
     }
-    return feeds.get(t);
+    return feeds.get(tournament);
   }
 
-  function fillFollowed(t, state) {
-    const row = document.querySelector(`#followed li[data-key="${CSS.escape(`${t}:${state.player}`)}"]`);
+  function fillFollowed(tournament, state) {
+    const row = document.querySelector(`#followed li[data-key="${CSS.escape(`${tournament}:${state.player}`)}"]`);
     if (!row || !state.registered) return;
     const standing = state.standing;
-    const ariari = ariariTournaments.has(t);
+    const ariari = ariariTournaments.has(tournament);
     row.querySelector(".total").textContent = standing ? totalText(standing, ariari) : "–";
-    row.querySelector(".rank").textContent = standing ? `#${standing.rank}` : "";
+    row.querySelector(".rank").textContent = standing ? t("#{rank}", { rank: standing.rank }) : "";
     const [text, side] = distanceText(standing, null, state.round, ariari);
     const distance = row.querySelector(".distance");
     distance.textContent = text;
@@ -164,7 +200,7 @@ function home() {
         const link = el(
           "a",
           { href: `/p/${encodeURIComponent(entry.id)}?t=${entry.t}` },
-          el("span", { className: "name", textContent: entry.name }),
+          el("span", { className: "name", textContent: entry.name, translate: "no" }),
           el("span", { className: "distance" }),
         );
         const figures = el(
@@ -176,9 +212,9 @@ function home() {
         return el("li", { "data-key": key }, link, figures, followButton(entry, renderFollowed));
       }),
     );
-    for (const [t, feed] of feeds) {
+    for (const [tournament, feed] of feeds) {
       for (const channel of [...feed.channels]) {
-        if (!entries.some((e) => e.t === t && channel === `player:${e.id}`)) unsubscribe(feed, channel);
+        if (!entries.some((e) => e.t === tournament && channel === `player:${e.id}`)) unsubscribe(feed, channel);
       }
     }
     for (const entry of entries) {
@@ -221,8 +257,8 @@ function home() {
         const link = el(
           "a",
           { href: r.url },
-          el("span", { className: "name", textContent: r.name }),
-          el("span", { className: "muted", textContent: `${r.country ?? ""} · ${r.id}` }),
+          el("span", { className: "name", textContent: r.name, translate: "no" }),
+          el("span", { className: "muted", textContent: `${r.country ?? ""} · ${r.id}`, translate: "no" }),
         );
         return el("li", { "data-player": r.id }, link, button);
       }),
@@ -330,18 +366,30 @@ function player() {
     const old = tableChannel();
     current = { segment: seat.segment, table: seat.table };
     handsSeen = document.querySelectorAll(`table.hands[data-segment="${seat.segment}"] tbody tr:not(.empty)`).length;
-    document.getElementById("where-table").textContent = `Table ${seat.table}`;
-    document.getElementById("where-seat").textContent = seat.seat[0].toUpperCase() + seat.seat.slice(1);
-    document.getElementById("where-segment").firstChild.textContent =
-      `${data.segment_word} ${seat.segment} of ${data.segments} · `;
-    document.getElementById("where-hands").textContent = handsSeen;
+    document.getElementById("where-table").textContent = t("Table {table}", { table: seat.table });
+    document.getElementById("where-seat").textContent = seatWord(seat.seat);
+    const counted = el("span", { id: "where-hands", textContent: String(handsSeen) });
+    const sentence = data.ariari
+      ? t("{word} {segment} of {segments} · {played} hands played", {
+          word: data.segment_word,
+          segment: seat.segment,
+          segments: data.segments,
+        })
+      : t("{word} {segment} of {segments} · {played} of {planned} hands played", {
+          word: data.segment_word,
+          segment: seat.segment,
+          segments: data.segments,
+          planned: data.planned,
+        });
+    const [before, after = ""] = sentence.split("{played}");
+    document.getElementById("where-segment").replaceChildren(before, counted, after);
     document.querySelector(`table.hands[data-segment="${seat.segment}"]`)?.removeAttribute("hidden");
     const later = [...seats].sort((a, b) => a.segment - b.segment).filter((s) => s.segment > seat.segment);
     const next = document.getElementById("where-next");
     next.hidden = later.length === 0;
-    next.textContent = `Then: ${later
-      .map((s) => `table ${s.table} (${data.segment_word.toLowerCase()} ${s.segment})`)
-      .join(", ")}`;
+    next.textContent = `${t("Then:")} ${later
+      .map((s) => t("table {table} ({word} {segment})", { table: s.table, word: data.segment_word, segment: s.segment }))
+      .join(t(", "))}`;
     if (tableChannel() !== old) {
       unsubscribe(feed, old);
       feed.subscribe(tableChannel());
@@ -350,10 +398,23 @@ function player() {
 
   // app/web/spectator.py _ariari_win_text: "Won ron 3 fan 30 fu", "Ben tsumo mangan"
   function ariAriWinText(result) {
-    const words = (win) => (win.limit ? win.limit : win.fu ? `${win.fan} fan ${win.fu} fu` : `${win.fan} fan`);
+    const words = (win) =>
+      win.limit
+        ? limitWord(win.limit)
+        : win.fu
+          ? t("{fan} fan {fu} fu", { fan: win.fan, fu: win.fu })
+          : t("{fan} fan", { fan: win.fan });
     const wins = result.kind === "ron" ? result.wins : [result];
     return wins
-      .map((win) => `${String(win.winner) === pid ? "Won" : (names[String(win.winner)] ?? win.winner)} ${result.kind} ${words(win)}`)
+      .map((win) => {
+        const value = words(win);
+        const name = names[String(win.winner)] ?? win.winner;
+        const own = String(win.winner) === pid;
+        if (result.kind === "ron") {
+          return own ? t("Won ron {value}", { value }) : t("{name} ron {value}", { name, value });
+        }
+        return own ? t("Won tsumo {value}", { value }) : t("{name} tsumo {value}", { name, value });
+      })
       .join(" \u00b7 ");
   }
 
@@ -362,10 +423,11 @@ function player() {
     if (!game?.ended || hand.hand !== game.hands) return "";
     const row = (game.players ?? []).find((p) => String(p.player) === pid);
     if (!row) return "";
-    const parts = [`${row.place}${{ 1: "st", 2: "nd", 3: "rd" }[row.place] ?? "th"}`];
-    if (row.bets) parts.push(`bets ${points(row.bets, true)}`);
-    parts.push(`uma ${points(row.uma, true)}`);
-    return ` \u00b7 game end: ${parts.join(", ")}`;
+    const ordinals = { 1: t("1st"), 2: t("2nd"), 3: t("3rd"), 4: t("4th") };
+    const parts = [ordinals[row.place] ?? String(row.place)];
+    if (row.bets) parts.push(t("bets {points}", { points: points(row.bets, true) }));
+    parts.push(t("uma {points}", { points: points(row.uma, true) }));
+    return ` \u00b7 ${t("game end: {parts}", { parts: parts.join(t(", ")) })}`;
   }
 
   function resultText(hand, game) {
@@ -375,17 +437,19 @@ function player() {
   function handText(hand) {
     const kind = hand.result?.kind; // an Ari Ari table's result (rules AA-9, AA-10)
     if (kind === "ron" || kind === "tsumo") return ariAriWinText(hand.result);
-    if (kind === "exhaustive_draw") return "Draw";
+    if (kind === "exhaustive_draw") return t("Draw");
     if (kind === "chombo") {
       const offender = String(hand.result.offender);
-      return offender === pid ? "Chombo" : `${names[offender] ?? offender} chombo`;
+      return offender === pid ? t("Chombo") : t("{name} chombo", { name: names[offender] ?? offender });
     }
     if (hand.winner === null || hand.winner === undefined) {
-      return Object.values(hand.deltas).every((d) => d === 0) ? "Draw" : "Ruling";
+      return Object.values(hand.deltas).every((d) => d === 0) ? t("Draw") : t("Ruling");
     }
-    const value = hand.value !== null && hand.value !== undefined ? ` ${hand.value}` : "";
-    if (String(hand.winner) === pid) return `Won${value}`;
-    return `${names[String(hand.winner)] ?? hand.winner} won${value}`;
+    const name = names[String(hand.winner)] ?? hand.winner;
+    const own = String(hand.winner) === pid;
+    if (hand.value === null || hand.value === undefined) return own ? t("Won") : t("{name} won", { name });
+    const value = hand.value;
+    return own ? t("Won {value}", { value }) : t("{name} won {value}", { name, value });
   }
 
   function renderHands(segment, hands, game) {
@@ -406,7 +470,7 @@ function player() {
       );
     });
     if (!rows.length) {
-      rows.push(el("tr", { className: "empty" }, el("td", { colspan: "3", className: "muted", textContent: "No hand yet" })));
+      rows.push(el("tr", { className: "empty" }, el("td", { colspan: "3", className: "muted", textContent: t("No hand yet") })));
     }
     /** @type {HTMLTableElement} */ (table).tBodies[0].replaceChildren(...rows);
   }

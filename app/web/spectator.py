@@ -26,6 +26,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app import i18n
 from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
@@ -41,10 +42,28 @@ from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TournamentsDep
 from app.web.pages import PACKAGE, render, templates
 
+_ = i18n.gettext
+
 router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
 TournamentParam = Annotated[int | None, Query(alias="t", ge=1, le=MAX_NUMBER)]
-SEGMENT_WORDS = {"half": "Half", "quarter": "Quarter", "session": "Session", "game": "Game"}
+SEGMENT_WORDS = {
+    "half": i18n.lazy("Half"),
+    "quarter": i18n.lazy("Quarter"),
+    "session": i18n.lazy("Session"),
+    "game": i18n.lazy("Game"),
+    "": i18n.lazy("Segment"),
+}
+# The seats, as the page names them (spectator_player.html translates the word).
+SEAT_WORDS = (i18n.lazy("East"), i18n.lazy("South"), i18n.lazy("West"), i18n.lazy("North"))
+# The limit hands of Ari Ari (rule AA-2) as the players at the table name them.
+LIMIT_WORDS = {
+    "mangan": i18n.lazy("mangan"),
+    "haneman": i18n.lazy("haneman"),
+    "baiman": i18n.lazy("baiman"),
+    "sanbaiman": i18n.lazy("sanbaiman"),
+    "yakuman": i18n.lazy("yakuman"),
+}
 # What the service worker keeps: if one of them changes, so does the worker's version, and
 # phones fetch the new shell once.
 SHELL = (
@@ -78,8 +97,15 @@ def _tournament_of(
     for tournament_id in [wanted] if wanted is not None else newest:
         if store.read(tournament_id, lambda t, _: _has_player(t, player_id)):
             return tournament_id
-    where = f"tournament {wanted}" if wanted is not None else "any tournament"
-    raise NotFound(f"player {player_id!r} is not registered in {where}")
+    if wanted is not None:
+        raise NotFound(
+            _("player '{player}' is not registered in tournament {tournament}").format(
+                player=player_id, tournament=wanted
+            )
+        )
+    raise NotFound(
+        _("player '{player}' is not registered in any tournament").format(player=player_id)
+    )
 
 
 # -- the player's hands and the chart -----------------------------------------------------
@@ -114,37 +140,53 @@ def result_text(
     if isinstance(result, Ron | Tsumo):
         return _ariari_win_text(result, player, names)
     if isinstance(result, ExhaustiveDraw):
-        return "Draw"
+        return _("Draw")
     if isinstance(result, Chombo):
         offender = result.offender
-        return (
-            "Chombo" if offender == player else f"{names.get(str(offender), str(offender))} chombo"
-        )
+        if offender == player:
+            return _("Chombo")
+        return _("{name} chombo").format(name=names.get(str(offender), str(offender)))
     if settlement.winner is None:
-        return "Draw" if all(d == 0 for _, d in settlement.deltas) else "Ruling"
-    value = f" {settlement.value}" if settlement.value is not None else ""
+        return _("Draw") if all(d == 0 for _, d in settlement.deltas) else _("Ruling")
+    winner = names.get(str(settlement.winner), str(settlement.winner))
+    if settlement.value is None:
+        return _("Won") if settlement.winner == player else _("{name} won").format(name=winner)
     if settlement.winner == player:
-        return f"Won{value}"
-    return f"{names.get(str(settlement.winner), str(settlement.winner))} won{value}"
+        return _("Won {value}").format(value=settlement.value)
+    return _("{name} won {value}").format(name=winner, value=settlement.value)
 
 
 def _win_words(win: Win) -> str:
     """An Ari Ari win as the players say it (rule AA-2): "3 fan 30 fu", "mangan"."""
     if win.limit:
-        return win.limit
-    return f"{win.fan} fan {win.fu} fu" if win.fu else f"{win.fan} fan"
+        return i18n.gettext(LIMIT_WORDS.get(win.limit, win.limit))
+    if win.fu:
+        return _("{fan} fan {fu} fu").format(fan=win.fan, fu=win.fu)
+    return _("{fan} fan").format(fan=win.fan)
 
 
 def _ariari_win_text(result: Ron | Tsumo, player: PlayerId, names: dict[str, str]) -> str:
     """spectator.js ariAriWinText: "Won ron 3 fan 30 fu", "Ben tsumo mangan"; a double ron
     names each winner (rule AA-4)."""
-    how = "ron" if isinstance(result, Ron) else "tsumo"
     wins = result.wins if isinstance(result, Ron) else (result.win,)
-    return " · ".join(
-        f"{'Won' if win.winner == player else names.get(str(win.winner), str(win.winner))}"
-        f" {how} {_win_words(win)}"
-        for win in wins
-    )
+    texts = []
+    for win in wins:
+        words = _win_words(win)
+        name = names.get(str(win.winner), str(win.winner))
+        if isinstance(result, Ron):
+            text = (
+                _("Won ron {value}").format(value=words)
+                if win.winner == player
+                else _("{name} ron {value}").format(name=name, value=words)
+            )
+        else:
+            text = (
+                _("Won tsumo {value}").format(value=words)
+                if win.winner == player
+                else _("{name} tsumo {value}").format(name=name, value=words)
+            )
+        texts.append(text)
+    return " · ".join(texts)
 
 
 def game_end_text(game: Game | None, player: PlayerId) -> str:
@@ -155,13 +197,14 @@ def game_end_text(game: Game | None, player: PlayerId) -> str:
         return ""
     parts = [_ordinal(standing.place)]
     if standing.bets:
-        parts.append(f"bets {points_shown(standing.bets, signed=True)}")
-    parts.append(f"uma {points_shown(standing.uma, signed=True)}")
-    return f" \u00b7 game end: {', '.join(parts)}"
+        parts.append(_("bets {points}").format(points=points_shown(standing.bets, signed=True)))
+    parts.append(_("uma {points}").format(points=points_shown(standing.uma, signed=True)))
+    return " \u00b7 " + _("game end: {parts}").format(parts=_(", ").join(parts))
 
 
 def _ordinal(place: int) -> str:
-    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') }"
+    ordinals = {1: _("1st"), 2: _("2nd"), 3: _("3rd"), 4: _("4th")}
+    return ordinals.get(place, str(place))
 
 
 def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[SegmentBlock]:
@@ -214,7 +257,10 @@ class RoundTrace:
 
 
 def _round_label(tournament: Tournament, number: int) -> str:
-    return "Final" if tournament.format.round(number).is_final else f"R{number}"
+    if tournament.format.round(number).is_final:
+        return _("Final")
+    # translators: a round on the chart's axis, short: "R3"
+    return _("R{round}").format(round=number)
 
 
 def _traces(tournament: Tournament, player: PlayerId) -> list[RoundTrace]:
@@ -340,8 +386,9 @@ def build_chart(
                 "x": xs[-1],
                 "y": ys[-1],
                 "round": trace.round,
-                "title": f"{trace.label}: {figure(trace.total)}"
-                + ("" if trace.ended else " so far"),
+                "title": (
+                    _("{round}: {total}") if trace.ended else _("{round}: {total} so far")
+                ).format(round=trace.label, total=figure(trace.total)),
                 "current": not trace.ended,
             }
         )
@@ -354,7 +401,7 @@ def build_chart(
             "x1": band["x"],
             "x2": round(band["x"] + band["width"], 1),
             "y": y(cut_total),
-            "title": f"The cut: {figure(cut_total)}",
+            "title": _("The cut: {total}").format(total=figure(cut_total)),
         }
     return chart
 
@@ -370,6 +417,7 @@ class PlayerPage:
     live: bool  # False once the player is out: their last round no longer changes
     country: str | None
     substitute: bool
+    local_name: str | None  # the name in the player's own script (issue 17)
     round_label: str
     segment_word: str
     segments: int
@@ -388,6 +436,11 @@ class PlayerPage:
 
     def distance_of(self, standing: StandingRowData) -> str:
         return feeds.distance_shown(standing, points=self.ariari) or ""
+
+    @property
+    def names_shown(self) -> tuple[str, str | None]:
+        """The player's name for the page's language, and the other form beneath it."""
+        return i18n.names_for(self.player["name"], self.local_name)
 
     def delta_of(self, delta: int) -> str:
         if self.ariari:
@@ -409,6 +462,7 @@ class PlayerPage:
             "hands_seen": 0 if self.current is None else len(self.current.hands),
             "segment_word": self.segment_word,
             "segments": self.segments,
+            "planned": self.blocks[0].planned if self.blocks else None,
             "current": None
             if self.current is None
             else {"segment": self.current.segment, "table": self.current.table},
@@ -468,8 +522,11 @@ def _player_page(
         live=live,
         country=registered.country,
         substitute=registered.substitute,
-        round_label="Final" if state.format.is_final else f"Round {state.number}",
-        segment_word=SEGMENT_WORDS.get(state.format.segment_kind, "Segment"),
+        local_name=registered.local_name,
+        round_label=_("Final")
+        if state.format.is_final
+        else _("Round {round}").format(round=state.number),
+        segment_word=_(SEGMENT_WORDS.get(state.format.segment_kind, "Segment")),
         segments=state.format.segments,
         field_size=len(state.field),
         advance=state.format.advance,

@@ -197,7 +197,7 @@ def test_a_compiled_catalog_leaves_out_fuzzy_and_empty_entries() -> None:
 def test_the_javascript_catalog_is_the_servers() -> None:
     import json
 
-    data = json.loads(i18n.catalog_json("ja", ("common",)))
+    data = json.loads(i18n.catalog_json("ja", ("spectator",)))
     assert data["language"] == "ja"
     server = i18n.translations("ja")
     assert data["messages"] and all(
@@ -205,3 +205,22 @@ def test_the_javascript_catalog_is_the_servers() -> None:
         for key, value in data["messages"].items()
         if isinstance(value, str)
     )
+
+
+def test_the_javascript_catalog_holds_only_what_the_scripts_ask_for() -> None:
+    """A phone loads the strings its script uses, not those the server already rendered."""
+    import json
+
+    messages = json.loads(i18n.catalog_json("ja", ("spectator",)))["messages"]
+    assert "Won ron {value}" in messages  # spectator.js says it
+    assert "Final ranking" not in messages  # only results.html does
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", ("Takeshi Yamada", "山田 剛")), ("ja", ("山田 剛", "Takeshi Yamada"))],
+)
+def test_a_name_shows_in_the_readers_script_first(language: str, shown: tuple[str, str]) -> None:
+    with i18n.speaking(language):
+        assert i18n.names_for("Takeshi Yamada", "山田 剛") == shown
+        assert i18n.names_for("Takeshi Yamada", None) == ("Takeshi Yamada", None)

@@ -1,0 +1,102 @@
+"""The spectator's pages and the results page in every language (issue 17), in real
+Chromium at phone size: each page in ja, zh-Hant, zh-Hans, ko, English and the pseudo-locale
+(where no visible text may have missed the catalogs), and axe-core's WCAG 2.2 AA check with
+zero violations on every one of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from i18n_support import axe_violations, unmarked_text
+
+from bench.load import hand_headers, hands_url
+
+pytestmark = pytest.mark.slow
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LANGUAGES = ("en", "ja", "zh-Hant", "zh-Hans", "ko", "en-XA")
+# A heading each language must show in its own words (the catalogs' translations).
+FOLLOWING = {
+    "en": "Following",
+    "ja": "フォロー中",
+    "zh-Hant": "關注中",
+    "zh-Hans": "关注中",
+    "ko": "팔로우 중",
+}
+
+
+@pytest.fixture(scope="module")
+def played(hall: Any) -> Any:
+    """Table 1's first half: the player pages have hands, the results a cut line."""
+    with httpx.Client(timeout=10) as client:
+        for hand in hall.round_one.hands[1]:
+            if hand["segment"] == 1:
+                response = client.post(
+                    hands_url(hall.base_url, hall.tournament_id),
+                    json=hand,
+                    headers=hand_headers(
+                        hall.tokens[1], f"languages-{hand['segment']}-{hand['hand']}"
+                    ),
+                )
+                assert response.status_code in (200, 201), response.text
+    return hall
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(**PHONE)
+    yield context.new_page()
+    context.close()
+
+
+def _pages(hall: Any) -> dict[str, str]:
+    tid = hall.tournament_id
+    first = hall.round_one.hands[1][0]
+    winner = first["result"].get("winner", "P0001")
+    return {
+        "home": f"/?t={tid}&q=a",
+        "player": f"/p/{winner}?t={tid}",
+        "missing": "/p/nobody",
+        "results": f"/admin/{tid}/results",
+    }
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_spectator_page_speaks_the_language_and_passes_axe(
+    phone: Any, played: Any, language: str
+) -> None:
+    for name, path in _pages(played).items():
+        separator = "&" if "?" in path else "?"
+        phone.goto(f"{played.base_url}{path}{separator}lang={language}")
+        phone.wait_for_load_state("load")
+        if name == "home":
+            # a followed player, so that the list and its figures are on the page too
+            phone.locator("#results li").first.wait_for()
+            phone.locator("#results li button.follow").first.click()
+            phone.locator("#followed li .total").first.wait_for()
+        assert phone.evaluate("document.documentElement.lang") == language, name
+        if language == "en-XA":
+            assert unmarked_text(phone) == [], f"{name}: text that no catalog translated"
+        elif name == "home":
+            assert phone.locator("#followed-title").text_content() == FOLLOWING[language]
+        assert axe_violations(phone) == [], f"{name} in {language}"
+
+
+def test_the_switch_keeps_the_choice_on_the_device(phone: Any, played: Any) -> None:
+    phone.goto(f"{played.base_url}/?t={played.tournament_id}")
+    assert phone.locator("#followed-title").text_content() == "Following"
+    phone.get_by_role("link", name="繁體中文").click()
+    phone.wait_for_url(f"{played.base_url}/?t={played.tournament_id}")
+    assert phone.evaluate("document.documentElement.lang") == "zh-Hant"
+    # another page, no parameter: the kept choice outranks the browser's English
+    phone.goto(f"{played.base_url}/admin/{played.tournament_id}/results")
+    assert phone.evaluate("document.documentElement.lang") == "zh-Hant"
+    assert phone.get_by_role("heading", level=2).first.text_content().startswith("第1輪排名")
+    # an explicit ?lang= still wins, without changing the kept choice
+    phone.goto(f"{played.base_url}/?lang=ko")
+    assert phone.locator("#followed-title").text_content() == FOLLOWING["ko"]
+    phone.goto(f"{played.base_url}/")
+    assert phone.locator("#followed-title").text_content() == FOLLOWING["zh-Hant"]
