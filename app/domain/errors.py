@@ -3,6 +3,27 @@ organizer can act on the message without reading code (STYLE.md, convention 10).
 
 from __future__ import annotations
 
+from typing import Any
+
+
+class Say(str):
+    """A sentence of an error, kept with its English template and values as well as said
+    in English: the web layer says it again in the reader's language (issue 17), from the
+    catalog that `scoreboard catalogs` extracts the templates into (`say(...)` marks them).
+    Everywhere else it is the plain English string it always was."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, template: str, /, **values: Any) -> Say:
+        sentence = super().__new__(cls, template.format(**values) if values else template)
+        sentence.template = template
+        sentence.values = values
+        return sentence
+
+
+say = Say
+
 
 class RuleViolation(Exception):
     """Something breaks a numbered rule of RULES.md (or a section of CONTRACT.md)."""

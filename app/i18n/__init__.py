@@ -221,9 +221,14 @@ def read_catalog(path: Path, language: str | None = None) -> Catalog:
         return read_po(file, locale=babel_name(language) if language else None)
 
 
+# What a translation must keep as it is: gettext's %(name)s, str.format's {name} and
+# {name:,} (an error's `say`), and markup.
+PLACEHOLDER = r"(%\([a-z_]+\)[sd]|%[sd]|\{[a-z_0-9]*(?:[:!][^{}]*)?\}|<[^>]*>|&[a-z]+;)"
+
+
 def pseudo_text(text: str) -> str:
     """English, accented and lengthened, with its placeholders and tags left as they are."""
-    pieces = re.split(r"(%\([a-z_]+\)[sd]|%[sd]|\{[a-z_0-9]*\}|<[^>]*>|&[a-z]+;)", text)
+    pieces = re.split(PLACEHOLDER, text)
     out = []
     for index, piece in enumerate(pieces):
         out.append(piece if index % 2 else piece.translate(_ACCENTED))

@@ -42,6 +42,16 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "static/i18n.js",
         "web/errors.py",
         "web/pages.py",
+        # What a judge or an organizer reads when the server refuses something: the rules'
+        # sentences (`say(...)`, app/domain/errors.py) wherever they are raised.
+        "domain/*.py",
+        "services/*.py",
+        "web/deps.py",
+        "web/guards.py",
+        "web/judges.py",
+        "web/head_judge.py",
+        "web/admin.py",
+        "web/fields.py",
     ),
     "spectator": (
         "templates/spectator_*.html",
@@ -70,6 +80,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 
 PYTHON_KEYWORDS = {
+    "say": None,
+    "Say": None,
     "gettext": None,
     "_": None,
     "lazy": None,

@@ -25,9 +25,10 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app import i18n
 from app.db import queries
 from app.db.engine import is_transient
-from app.domain.errors import IllegalMove, LogError, RuleViolation
+from app.domain.errors import IllegalMove, LogError, RuleViolation, Say, say
 from app.domain.tournament import RoundUnfinished, UnfinishedTable
 from app.services.errors import (
     DatabaseBusy,
@@ -42,6 +43,7 @@ from app.web.guards import TooManyRequests
 from app.web.pages import templates
 
 log = logging.getLogger(__name__)
+_ = i18n.gettext
 
 
 class Problem(BaseModel):
@@ -88,6 +90,43 @@ def unfinished_answer(tables: Iterable[UnfinishedTable]) -> list[UnfinishedTable
     ]
 
 
+def said(message: object) -> str:
+    """An error's sentence in the reader's language (issue 17): a `Say` by its template, a
+    plain string by itself; English, as it was, wherever the catalog has no translation."""
+    if not isinstance(message, Say):
+        return i18n.gettext(str(message)) if isinstance(message, str) and message else str(message)
+    values = {
+        name: said(value) if isinstance(value, Say) else value
+        for name, value in message.values.items()
+    }
+    try:
+        return (
+            i18n.gettext(message.template).format(**values)
+            if values
+            else i18n.gettext(message.template)
+        )
+    except (KeyError, IndexError, ValueError):
+        return str(message)  # a translation that lost a placeholder: English, never a 500
+
+
+def framed(field: str, message: object, rule: str) -> str:
+    """`field 'F': MESSAGE (rule R)`, as RuleViolation says it, in the reader's language."""
+    if i18n.current() == i18n.ENGLISH:
+        return f"field {field!r}: {message} (rule {rule})"
+    return _("field '{field}': {message} (rule {rule})").format(
+        field=field, message=said(message), rule=rule
+    )
+
+
+def violation_text(violation: RuleViolation) -> str:
+    return framed(violation.field, violation.message, violation.rule)
+
+
+def error_text(error: Exception) -> str:
+    """An error that carries one sentence (NotFound, Forbidden...), in the reader's language."""
+    return said(error.args[0]) if error.args else str(error)
+
+
 def problem(
     status: int,
     detail: str,
@@ -105,14 +144,15 @@ def problem(
 # Never a page: what programs read (CONTRACT.md §3), whatever their Accept header says.
 NOT_PAGES = ("/api/", "/feeds/", "/ws/", "/openapi.json", "/static/")
 HEADINGS = {
-    401: "The admin token is needed",
-    403: "Not allowed",
-    404: "Not found",
-    405: "Not a page",
-    409: "Not now",
-    422: "This address is not right",
-    503: "Busy for a moment",
+    401: i18n.lazy("The admin token is needed"),
+    403: i18n.lazy("Not allowed"),
+    404: i18n.lazy("Not found"),
+    405: i18n.lazy("Not a page"),
+    409: i18n.lazy("Not now"),
+    422: i18n.lazy("This address is not right"),
+    503: i18n.lazy("Busy for a moment"),
 }
+SOMETHING_WRONG = i18n.lazy("Something went wrong")
 # A page of one tournament, by its place in the address: /hall/7, /overlay/7/top, /admin/7/...
 TOURNAMENT_PAGE = re.compile(r"^/(hall|overlay|admin)/(\d+)(/[^?#]*)?$")
 
@@ -134,7 +174,7 @@ def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
         "error.html",
         {
             "status": status,
-            "heading": HEADINGS.get(status, "Something went wrong"),
+            "heading": _(HEADINGS.get(status, SOMETHING_WRONG)),
             "detail": detail,
             "path": request.url.path,
             "elsewhere": _elsewhere(request),
@@ -181,7 +221,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RuleViolation)
     async def rule_violation(request: Request, error: RuleViolation) -> Response:
         status = 409 if isinstance(error, IllegalMove) else 422
-        response = problem(status, str(error), field=error.field, rule=error.rule)
+        response = problem(status, violation_text(error), field=error.field, rule=error.rule)
         return await answer(request, response)
 
     @app.exception_handler(RoundUnfinished)
@@ -198,8 +238,11 @@ def install(app: FastAPI) -> None:
     async def log_error(_: Request, error: LogError) -> JSONResponse:
         violation = error.violation
         status = 409 if isinstance(violation, IllegalMove) else 422
+        detail = i18n.gettext("line {line}: {violation}").format(
+            line=error.line_number, violation=violation_text(violation)
+        )
         return problem(
-            status, str(error), field=violation.field, rule=violation.rule, line=error.line_number
+            status, detail, field=violation.field, rule=violation.rule, line=error.line_number
         )
 
     @app.exception_handler(RequestValidationError)
@@ -218,23 +261,25 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, error: NotFound) -> Response:
-        return await answer(request, problem(404, str(error)))
+        return await answer(request, problem(404, error_text(error)))
 
     @app.exception_handler(IdempotencyMismatch)
     async def mismatch(_: Request, error: IdempotencyMismatch) -> JSONResponse:
-        return problem(422, str(error), field="Idempotency-Key", rule="CONTRACT §3")
+        return problem(422, error_text(error), field="Idempotency-Key", rule="CONTRACT §3")
 
     @app.exception_handler(IdempotencyInProgress)
     async def in_progress(_: Request, error: IdempotencyInProgress) -> JSONResponse:
-        return problem(409, str(error), field="Idempotency-Key", rule="CONTRACT §3")
+        return problem(409, error_text(error), field="Idempotency-Key", rule="CONTRACT §3")
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, error: Forbidden) -> Response:
-        return await answer(request, problem(403, str(error), field=error.field, rule=error.rule))
+        return await answer(
+            request, problem(403, error_text(error), field=error.field, rule=error.rule)
+        )
 
     @app.exception_handler(DatabaseBusy)
     async def database_busy(request: Request, error: DatabaseBusy) -> Response:
-        return await answer(request, _busy(str(error)))
+        return await answer(request, _busy(error_text(error)))
 
     @app.exception_handler(DBAPIError)
     async def database_error(request: Request, error: DBAPIError) -> Response:
@@ -243,7 +288,7 @@ def install(app: FastAPI) -> None:
         log.warning("database not available in time, answered 503: %s", error.orig)
         return await answer(
             request,
-            _busy("the database did not answer in time; nothing was changed, send it again"),
+            _busy(_("the database did not answer in time; nothing was changed, send it again")),
         )
 
 
@@ -266,7 +311,7 @@ def _malformed(error: RequestValidationError) -> JSONResponse:
         reason = context.get("error", "")
         return problem(
             422,
-            f"field 'body': is not valid JSON: {reason} (rule CONTRACT §3)",
+            framed("body", say("is not valid JSON: {reason}", reason=reason), "CONTRACT §3"),
             field="body",
             rule="CONTRACT §3",
         )
@@ -275,7 +320,7 @@ def _malformed(error: RequestValidationError) -> JSONResponse:
         # the result's `kind` is what is wrong (or missing), not the whole result
         field = f"{field}.{str(context.get('discriminator', 'kind')).strip(chr(39))}"
     message, rule = judge_words(first, field)
-    return problem(422, f"field {field!r}: {message} (rule {rule})", field=field, rule=rule)
+    return problem(422, framed(field, message, rule), field=field, rule=rule)
 
 
 # What a hand's result can be: the WSOM ways a hand ends (rule HS-1), then Ari Ari's (AA-30)
@@ -387,7 +432,9 @@ def _http_error(error: StarletteHTTPException) -> JSONResponse:
         # 422 as any other malformed body, so a tablet handles one case.
         return problem(
             422,
-            f"field 'body': cannot be read as JSON: {error.detail} (rule CONTRACT §3)",
+            framed(
+                "body", say("cannot be read as JSON: {reason}", reason=error.detail), "CONTRACT §3"
+            ),
             field="body",
             rule="CONTRACT §3",
         )

@@ -138,7 +138,7 @@ def test_every_translation_keeps_the_placeholders(domain: str, language: str) ->
 
 
 def _placeholders(text: str) -> list[str]:
-    return sorted(re.findall(r"%\([a-z_]+\)[sd]|\{[a-z_0-9]+\}", text))
+    return sorted(re.findall(r"%\([a-z_]+\)[sd]|\{[a-z_0-9]+(?:[:!][^{}]*)?\}", text))
 
 
 def test_a_missing_translation_is_found() -> None:
@@ -163,7 +163,14 @@ def test_compiled_catalogs_are_built_never_committed() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Table {table}", "%(count)s hands", "Ron", "<b>bold</b> move", "Rank {rank} of {field}"],
+    [
+        "Table {table}",
+        "%(count)s hands",
+        "Ron",
+        "<b>bold</b> move",
+        "Rank {rank} of {field}",
+        "a prize is at most {most:,}",
+    ],
 )
 def test_the_pseudo_locale_marks_and_lengthens_and_keeps_placeholders(text: str) -> None:
     pseudo = i18n.pseudo_text(text)
