@@ -1,12 +1,15 @@
 // @ts-check
 // The page's language (issue 17). Its scripts' strings come from the server's gettext
 // catalogs, embedded in the page (<script id="catalog">, base.html) so that a page kept
-// offline keeps its language. A string the catalog lacks shows in English.
+// offline keeps its language. A string the catalog lacks shows in English. Outside a page
+// (the modules' unit tests under Node) it speaks English.
+
+const page = typeof document !== "undefined" ? document : null;
 
 /** @type {{ messages?: Record<string, string | string[]> }} */
 const catalog = (() => {
   try {
-    return JSON.parse(document.getElementById("catalog")?.textContent || "{}");
+    return JSON.parse(page?.getElementById("catalog")?.textContent || "{}");
   } catch {
     return {};
   }
@@ -14,7 +17,7 @@ const catalog = (() => {
 const messages = catalog.messages || {};
 
 /** The page's language ("ja", "zh-Hant"); the pseudo-locale en-XA formats as English. */
-export const language = document.documentElement.lang || "en";
+export const language = page?.documentElement.lang || "en";
 const formatting = language === "en-XA" ? "en" : language;
 
 /**
@@ -69,4 +72,19 @@ export function formatNumber(value, options) {
  */
 export function formatTime(when, options = { hour: "2-digit", minute: "2-digit" }) {
   return new Intl.DateTimeFormat(formatting, options).format(when);
+}
+
+// A page opened with ?lang= (a QR code, a shared link) keeps that language as the reader
+// follows its links: the parameter rides along to every page of this site, except to the
+// language switch, which is the reader's own new choice.
+const asked = page ? new URLSearchParams(location.search).get("lang") : null;
+if (page && asked) {
+  page.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    if (!(link instanceof HTMLAnchorElement) || link.origin !== location.origin) return;
+    const url = new URL(link.href);
+    if (url.pathname === "/language" || url.searchParams.has("lang")) return;
+    url.searchParams.set("lang", asked);
+    link.href = url.href;
+  });
 }

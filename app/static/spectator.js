@@ -7,7 +7,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
-import { t } from "/static/i18n.js";
+import { language, t } from "/static/i18n.js";
 import { LiveFeed, pointsShown } from "/static/live.js";
 
 const FOLLOWED_KEY = "wsom.followed";
@@ -77,6 +77,49 @@ function limitWord(limit) {
     yakuman: t("yakuman"),
   };
   return words[limit] ?? limit;
+}
+
+// A reader of Japanese, Chinese or Korean sees a name in its owner's script first, with the
+// Latin form beside it (i18n.names_for on the server).
+const OWN_SCRIPT_FIRST = new Set(["ja", "zh-Hant", "zh-Hans", "ko"]);
+function namesFor(name, localName) {
+  return localName && OWN_SCRIPT_FIRST.has(language) ? [localName, name] : [name, localName];
+}
+
+// What a screen reader says of the followed players (issue 17): politely, at most one
+// announcement every ANNOUNCE_EVERY_MS, the newest figures of each player who changed since
+// the last one, so a busy round never floods the reader.
+const ANNOUNCE_EVERY_MS = 5000;
+class Announcer {
+  constructor(region) {
+    this.region = region;
+    this.pending = new Map(); // player key -> sentence
+    this.timer = null;
+    this.lastAt = 0;
+  }
+
+  say(key, sentence) {
+    if (!this.region) return;
+    this.pending.set(key, sentence);
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastAt + ANNOUNCE_EVERY_MS - Date.now());
+    this.timer = setTimeout(() => this.flush(), wait);
+  }
+
+  flush() {
+    this.timer = null;
+    this.lastAt = Date.now();
+    this.region.textContent = [...this.pending.values()].join(" ");
+    this.pending.clear();
+  }
+}
+
+function standingNews(name, standing, ariari) {
+  return t("{name}: rank {rank}, total {total}.", {
+    name,
+    rank: standing.rank,
+    total: totalText(standing, ariari),
+  });
 }
 
 // -- small helpers ------------------------------------------------------------------------
@@ -161,6 +204,7 @@ function home() {
     (document.getElementById("page").dataset.ariari ?? "").split(" ").filter(Boolean).map(Number),
   );
   const latest = new Map(); // "t:id" -> player state
+  const news = new Announcer(document.getElementById("followed-news"));
 
   function feedFor(tournament) {
     if (!feeds.has(tournament)) {
@@ -182,6 +226,10 @@ function home() {
     if (!row || !state.registered) return;
     const standing = state.standing;
     const ariari = ariariTournaments.has(tournament);
+    const shown = row.querySelector(".total").textContent;
+    if (standing && shown !== "–" && shown !== totalText(standing, ariari)) {
+      news.say(row.getAttribute("data-key"), standingNews(row.querySelector(".name").textContent, standing, ariari));
+    }
     row.querySelector(".total").textContent = standing ? totalText(standing, ariari) : "–";
     row.querySelector(".rank").textContent = standing ? t("#{rank}", { rank: standing.rank }) : "";
     const [text, side] = distanceText(standing, null, state.round, ariari);
@@ -252,12 +300,14 @@ function home() {
     none.hidden = answer.results.length > 0;
     results.replaceChildren(
       ...answer.results.map((r) => {
-        const entry = { t: answer.tournament, id: r.id, name: r.name };
+        const [shown, other] = namesFor(r.name, r.local_name);
+        const entry = { t: answer.tournament, id: r.id, name: shown };
         const button = followButton(entry, renderFollowed);
         const link = el(
           "a",
           { href: r.url },
-          el("span", { className: "name", textContent: r.name, translate: "no" }),
+          el("span", { className: "name", textContent: shown, translate: "no" }),
+          other ? el("span", { className: "other-name", textContent: ` ${other}`, translate: "no" }) : "",
           el("span", { className: "muted", textContent: `${r.country ?? ""} · ${r.id}`, translate: "no" }),
         );
         return el("li", { "data-player": r.id }, link, button);
@@ -295,6 +345,7 @@ function player() {
   let handsSeen = data.hands_seen;
 
   const entry = { t: tid, id: pid, name: data.name };
+  const news = new Announcer(document.getElementById("player-news"));
   const star = document.getElementById("follow");
   star.replaceWith(followButton(entry));
 
@@ -322,6 +373,10 @@ function player() {
       return;
     }
     const standing = state.standing;
+    const before = document.getElementById("total").textContent;
+    if (standing && before !== totalText(standing, data.ariari) && isFollowed(tid, pid)) {
+      news.say(pid, standingNews(data.name, standing, data.ariari));
+    }
     document.getElementById("total").textContent = standing ? totalText(standing, data.ariari) : "–";
     document.getElementById("rank").textContent = standing ? standing.rank : "–";
     if (standing) {

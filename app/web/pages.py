@@ -38,6 +38,7 @@ def _environment() -> jinja2.Environment:
         pgettext=lambda context, message: i18n.pgettext(context, message),
         newstyle=True,
     )
+    environment.globals["names_for"] = i18n.names_for
     environment.filters["number"] = lambda value: format_decimal(
         value, locale=i18n.babel_locale(i18n.current())
     )

@@ -454,7 +454,7 @@ class PlayerPage:
             "tournament": self.tournament_id,
             "live": self.live,
             "player": str(self.player["player"]),
-            "name": self.player["name"],
+            "name": self.names_shown[0],  # as the page shows it: in its owner's script for CJK
             "round": self.player["round"],
             "total": None if standing is None else standing["total"],
             "advance": self.advance,

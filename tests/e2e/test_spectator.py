@@ -27,9 +27,11 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-# bytes: the page and everything it loads; 2 KB more since the pages speak five languages
-# (issue 17: static/i18n.js and the language switch)
-PAGE_BUDGET = 52_000
+# bytes: the page and everything it loads, as the phone's first visit fetches them (its
+# service worker keeps them after). 6 KB more since issue 17: the pages speak five
+# languages (static/i18n.js, the switch), names in two scripts, and a screen reader hears
+# the followed players' changes.
+PAGE_BUDGET = 56_000
 LIVE = "() => document.getElementById('feed-status').textContent.includes('live')"
 TOTALS_SHOWN = (
     "() => [...document.querySelectorAll('#followed .total')].every(e => /\\d/.test(e.textContent))"

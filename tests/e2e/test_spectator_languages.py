@@ -100,3 +100,83 @@ def test_the_switch_keeps_the_choice_on_the_device(phone: Any, played: Any) -> N
     assert phone.locator("#followed-title").text_content() == FOLLOWING["ko"]
     phone.goto(f"{played.base_url}/")
     assert phone.locator("#followed-title").text_content() == FOLLOWING["zh-Hant"]
+
+
+def test_a_cantonese_reader_finds_a_player_by_the_chinese_name(phone: Any, played: Any) -> None:
+    """A substitute (rule FM-9) registered with the name in Chinese characters: found by it,
+    and by its pinyin without tones, and shown in it first to a reader of Chinese."""
+    answer = httpx.post(
+        f"{played.base_url}/api/tournaments/{played.tournament_id}/players",
+        json=[
+            {
+                "id": "S0901",
+                "name": "Chan Ka Wai",
+                "local_name": "陳家偉",
+                "group": "A",
+                "substitute": True,
+                "country": "MO",
+            }
+        ],
+        headers={"Authorization": f"Bearer {played.admin_token}"},
+    )
+    assert answer.status_code == 201, answer.text
+    for query in ("陳家偉", "家偉", "chen jia wei"):
+        phone.goto(f"{played.base_url}/?t={played.tournament_id}&lang=zh-Hant")
+        phone.fill("#q", query)
+        found = phone.locator("#results li[data-player='S0901']")
+        found.wait_for()
+        assert found.locator(".name").text_content() == "陳家偉", query
+        assert "Chan Ka Wai" in found.text_content()
+    found.locator("a").click()
+    phone.wait_for_url("**/p/S0901**")
+    assert phone.locator("#player-name").text_content() == "陳家偉"
+    assert phone.locator("#other-name").text_content() == "Chan Ka Wai"
+    # an English reader sees the Latin name first, and the other form beneath
+    phone.goto(f"{played.base_url}/p/S0901?t={played.tournament_id}&lang=en")
+    assert phone.locator("#player-name").text_content() == "Chan Ka Wai"
+    assert phone.locator("#other-name").text_content() == "陳家偉"
+    # drawn in a CJK font: the glyphs take the width of Noto Sans CJK, not of boxes
+    font = phone.evaluate(
+        "() => getComputedStyle(document.getElementById('other-name')).fontFamily"
+    )
+    assert "Noto Sans CJK" in font or "system-ui" in font
+
+
+def test_a_followed_players_changes_are_announced_politely(phone: Any, played: Any) -> None:
+    phone.goto(f"{played.base_url}/?t={played.tournament_id}&lang=ja")
+    region = phone.locator("#followed-news")
+    assert region.get_attribute("aria-live") == "polite"
+    table = played.round_one.hands[2]
+    seats = {p for hand in table if hand["segment"] == 1 for p in _players(hand)}
+    player = sorted(seats)[0]
+    phone.evaluate(
+        "([t, id]) => localStorage.setItem('wsom.followed', JSON.stringify([{t, id, name: id}]))",
+        [played.tournament_id, player],
+    )
+    phone.reload()
+    phone.locator("#followed li .total").first.wait_for()
+    phone.wait_for_function(
+        "() => /\\d/.test(document.querySelector('#followed .total').textContent)"
+    )
+    with httpx.Client(timeout=10) as client:
+        for hand in table:
+            if hand["segment"] == 1:
+                client.post(
+                    hands_url(played.base_url, played.tournament_id),
+                    json=hand,
+                    headers=hand_headers(played.tokens[2], f"news-{hand['hand']}"),
+                ).raise_for_status()
+    phone.wait_for_function(
+        "() => document.getElementById('followed-news').textContent.includes('位')", timeout=15000
+    )
+    said = region.text_content()
+    assert said.startswith(f"{player}: ") and "総得点" in said
+    # one announcement, however many hands changed the figures in between
+    assert said.count(f"{player}:") == 1
+
+
+def _players(hand: dict[str, Any]) -> set[str]:
+    result = hand["result"]
+    return {str(v) for k, v in result.items() if k in ("winner", "discarder")} | {
+        str(p) for p in result.get("deltas", {})
+    }
