@@ -119,3 +119,18 @@ def axe_violations(page: Any) -> list[str]:
         }"""
     )
     return list(result)
+
+
+def platform_fonts(page: Any, selector: str) -> list[str]:
+    """The fonts Chromium really drew an element's text with (DevTools' "Rendered Fonts"):
+    a CJK name must come out in a CJK font, not as boxes in a Latin one."""
+    session = page.context.new_cdp_session(page)
+    try:
+        session.send("DOM.enable")
+        session.send("CSS.enable")
+        root = session.send("DOM.getDocument")["root"]["nodeId"]
+        node = session.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        return [str(font["familyName"]) for font in fonts if font.get("glyphCount")]
+    finally:
+        session.detach()

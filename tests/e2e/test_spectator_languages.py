@@ -5,17 +5,20 @@ zero violations on every one of them."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from i18n_support import axe_violations, unmarked_text
+from i18n_support import axe_violations, platform_fonts, unmarked_text
 
 from bench.load import hand_headers, hands_url
 
 pytestmark = pytest.mark.slow
 
+ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 LANGUAGES = ("en", "ja", "zh-Hant", "zh-Hans", "ko", "en-XA")
 # A heading each language must show in its own words (the catalogs' translations).
@@ -135,11 +138,8 @@ def test_a_cantonese_reader_finds_a_player_by_the_chinese_name(phone: Any, playe
     phone.goto(f"{played.base_url}/p/S0901?t={played.tournament_id}&lang=en")
     assert phone.locator("#player-name").text_content() == "Chan Ka Wai"
     assert phone.locator("#other-name").text_content() == "陳家偉"
-    # drawn in a CJK font: the glyphs take the width of Noto Sans CJK, not of boxes
-    font = phone.evaluate(
-        "() => getComputedStyle(document.getElementById('other-name')).fontFamily"
-    )
-    assert "Noto Sans CJK" in font or "system-ui" in font
+    # drawn in a CJK font, in a page in English too
+    assert any("CJK" in font for font in platform_fonts(phone, "#other-name"))
 
 
 def test_a_followed_players_changes_are_announced_politely(phone: Any, played: Any) -> None:
@@ -180,3 +180,15 @@ def _players(hand: dict[str, Any]) -> set[str]:
     return {str(v) for k, v in result.items() if k in ("winner", "discarder")} | {
         str(p) for p in result.get("deltas", {})
     }
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_screens_of_a_player_page(phone: Any, played: Any, language: str, tmp_path: Any) -> None:
+    """docs/screens/player-ja.png and player-zh-Hant.png (with SCOREBOARD_SCREENSHOTS set)."""
+    folder = ROOT / "docs" / "screens" if os.environ.get("SCOREBOARD_SCREENSHOTS") else tmp_path
+    phone.goto(f"{played.base_url}{_pages(played)['player']}&lang={language}")
+    phone.locator("table.hands tbody tr:not(.empty)").first.wait_for()
+    # the page's own words are drawn in a CJK font (Noto Sans CJK, installed by .ci/run)
+    assert any("CJK" in font for font in platform_fonts(phone, "#chart-heading"))
+    folder.mkdir(parents=True, exist_ok=True)
+    phone.screenshot(path=str(folder / f"player-{language}.png"), full_page=True)
