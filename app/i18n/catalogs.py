@@ -52,6 +52,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "web/head_judge.py",
         "web/admin.py",
         "web/fields.py",
+        "web/feeds.py",
+        "web/languages.py",
     ),
     "spectator": (
         "templates/spectator_*.html",

@@ -41,6 +41,7 @@ from app.read.views import (
     TableState,
     next_tick,
 )
+from app.services import feed_words
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 
@@ -395,17 +396,17 @@ class FeedCache:
 
     def __init__(self, size: int = 512) -> None:
         self.size = size
-        self._answers: OrderedDict[tuple[int, str, str], Answer] = OrderedDict()
+        self._answers: OrderedDict[tuple[int, str, str, str | None], Answer] = OrderedDict()
         self._guard = threading.Lock()
 
-    def get(self, key: tuple[int, str, str]) -> Answer | None:
+    def get(self, key: tuple[int, str, str, str | None]) -> Answer | None:
         with self._guard:
             answer = self._answers.get(key)
             if answer is not None:
                 self._answers.move_to_end(key)
             return answer
 
-    def put(self, key: tuple[int, str, str], answer: Answer) -> None:
+    def put(self, key: tuple[int, str, str, str | None], answer: Answer) -> None:
         with self._guard:
             self._answers[key] = answer
             self._answers.move_to_end(key)
@@ -425,13 +426,20 @@ def _cache_of(store: TournamentStore) -> FeedCache:
         return cache
 
 
-def answer(store: TournamentStore, tournament_id: int, name: str, extension: str) -> Answer:
+def answer(
+    store: TournamentStore,
+    tournament_id: int,
+    name: str,
+    extension: str,
+    language: str | None = None,
+) -> Answer:
     """A feed's encoded answer: the cached one while the version (and, for a timed feed,
-    the clocks' phases) are unchanged, else a fresh one. Raises NotFound."""
+    the clocks' phases) are unchanged, else a fresh one. With a `language`, the text
+    columns in its words (feed_words). Raises NotFound."""
     if extension not in MEDIA_TYPES:
         raise NotFound(f"feeds come as .json, .csv or .xml, not .{extension}")
     cache = _cache_of(store)
-    key = (tournament_id, name, extension)
+    key = (tournament_id, name, extension, language)
     now = store.clock()
 
     def view(tournament: Tournament, version: int) -> Answer:
@@ -442,7 +450,10 @@ def answer(store: TournamentStore, tournament_id: int, name: str, extension: str
         # The views hold the tables' clocks once, for the rows and the moment the answer
         # goes stale (for 256 tables they are the most of a clocks answer's cost)
         states = States(tournament, now)
-        body = encode(build(tournament, now, name, states), extension)
+        built = build(tournament, now, name, states)
+        if language is not None:
+            built = Feed(built.columns, feed_words.in_words(built.rows, language))
+        body = encode(built, extension)
         until = states.next_boundary() if timed else None
         if timed and name == "clocks":
             moments = [m for m in (until, next_tick(states.table_clocks(), now)) if m is not None]

@@ -28,6 +28,10 @@ header row (UTF-8, empty for null, booleans as true/false); `.xml` is
 with every character other than letters, digits, `_`, `.` and `-` as `_` ("To cut" is
 `<To_cut>`).
 
+Languages (issue 17): `?lang=ja` (or zh-Hant, zh-Hans, ko, en) says the text columns
+Status, Phase and Seat in that language's words for a caption ("対局中", "東家"); the columns
+keep their names, and without `?lang=` the values stay the codes above.
+
 Polling: answers carry an `ETag` and `Cache-Control: no-cache`; send it back as
 `If-None-Match` to get `304 Not Modified` with no body while nothing changed. An answer is
 built once per change of the log (and, for `tables` and `player-ID`, per clock phase; for
@@ -40,9 +44,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path
+from fastapi import APIRouter, Header, Path, Query
 from fastapi.responses import Response
 
+from app import i18n
+from app.domain.errors import MalformedInput, say
 from app.services import feeds
 from app.web.deps import StoreDep, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
@@ -106,8 +112,26 @@ def feed(
     if_none_match: Annotated[
         str | None, Header(description="An ETag of an earlier answer: 304 if still current")
     ] = None,
+    lang: Annotated[
+        str | None,
+        Query(
+            max_length=35,
+            description="Status, Phase and Seat in words of this language (en, ja, zh-Hant, "
+            "zh-Hans, ko) for a caption; without it, the codes (`advanced`, `running`, "
+            "`east`). The columns keep their names.",
+        ),
+    ] = None,
 ) -> Response:
-    answer = feeds.answer(store, tournament_id, name, extension)
+    language = None
+    if lang is not None:
+        language = i18n.page_language(lang)
+        if language is None:
+            raise MalformedInput(
+                "issue 17",
+                "lang",
+                say("must be one of {languages}", languages=", ".join(i18n.LANGUAGES)),
+            )
+    answer = feeds.answer(store, tournament_id, name, extension, language)
     headers = {
         "ETag": answer.etag,
         "Cache-Control": "no-cache",

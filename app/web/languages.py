@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 from app.services.errors import NotFound
 
 router = APIRouter(include_in_schema=False)
@@ -131,7 +131,13 @@ def switch_language(
     language = i18n.page_language(to, pseudo=False)
     if language is None:
         raise MalformedInput(
-            "issue 17", "to", f"must be one of {', '.join(i18n.LANGUAGES)}, got {to!r}"
+            "issue 17",
+            "to",
+            say(
+                "must be one of {languages}, got {value}",
+                languages=", ".join(i18n.LANGUAGES),
+                value=repr(to),
+            ),
         )
     answer = RedirectResponse(_local(next), status_code=303)
     answer.set_cookie(
