@@ -3,11 +3,13 @@ may be offline: no CDN, no web font), the site's icon and the API's documentatio
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+from babel.dates import format_datetime
 from babel.numbers import format_decimal
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -39,10 +41,21 @@ def _environment() -> jinja2.Environment:
         newstyle=True,
     )
     environment.globals["names_for"] = i18n.names_for
+    environment.filters["moment"] = _moment
     environment.filters["number"] = lambda value: format_decimal(
         value, locale=i18n.babel_locale(i18n.current())
     )
     return environment
+
+
+def _moment(value: str | datetime) -> str:
+    """A moment as the reader's language writes a date and time ("2026年12月4日 9:00:00"),
+    in UTC as the server keeps time (rule CL-6), saying so."""
+    when = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else value
+    return (
+        format_datetime(when, format="medium", tzinfo=UTC, locale=i18n.babel_locale(i18n.current()))
+        + " UTC"
+    )
 
 
 def _language_context(request: Request) -> dict[str, Any]:
