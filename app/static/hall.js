@@ -4,16 +4,21 @@
 //
 // URL parameters: rows (per page; by default as many as fit the screen), interval (seconds
 // per page), page (a number or "cut" pins one page), arrows (seconds a rank-change arrow
-// takes to fade).
+// takes to fade); lang (the page's language), second (a second language: the headings and
+// column heads in both, the second beneath) and bilingual=alternate (whole pages in each
+// language in turn instead), issue 17.
 // The screen decides the sizes (issue 13): a page's rows share the height left, whatever
 // their number, so no row is ever below the screen and page n+1 starts where page n ended;
 // the row's font shrinks further only to keep the name column readable.
 // Everything is redrawn from the feed's states: a page replaces its rows, never appends, so
 // the document stays the same size however long it runs. LiveFeed reconnects and resumes.
-// Player names are data: they only ever reach the page through textContent.
+// Player names are data: they only ever reach the page through textContent, marked
+// translate="no", in their own script first for a reader of Japanese, Chinese or Korean.
 
+import { formatTime } from "/static/i18n.js";
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
-import { plural, sameDeadline, segmentKindOf, sessionClock } from "/static/hall/session.js";
+import { handCount, sameDeadline, segmentKindOf, sessionClock } from "/static/hall/session.js";
+import { FIRST, namesFor, secondSpeaker } from "/static/hall/words.js";
 
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
@@ -27,6 +32,9 @@ const ROWS_ASKED = params.has("rows") ? intParam("rows", 16, 5, 200) : null;
 const INTERVAL_MS = intParam("interval", 10, 2, 3600) * 1000;
 const ARROW_MS = intParam("arrows", 90, 5, 3600) * 1000;
 const PINNED = pinnedPage(params.get("page"));
+const SECOND = secondSpeaker();
+// alternate: each turn of the rotation in the other language; else the second beneath
+const ALTERNATE = SECOND !== null && params.get("bilingual") === "alternate";
 // One pixel of the 1920x1080 design (hall.css, --u); a screen on its side is 1080 wide.
 const DESIGN = { landscape: [1920, 1080], portrait: [1080, 1920] };
 const DEFAULT_ROW_U = 50; // the height a row gets by default: 16 rows on a 16:9 screen
@@ -56,9 +64,11 @@ const el = {
   tables: document.getElementById("tables"),
   tablesLabel: document.getElementById("tables-label"),
   tableCounts: document.getElementById("table-counts"),
+  columns: document.querySelector(".hall-columns"),
+  languages: document.getElementById("languages"),
 };
 
-let names = new Map(); // player id -> {name, country}
+let names = new Map(); // player id -> {name, country, local_name, local_lang}
 let namesFetchedAt = 0;
 let previousRanks = null; // {round, ranks: Map(player -> rank)} of the last standings state
 const arrows = new Map(); // player -> {up, at}: rank changes still fading
@@ -67,15 +77,89 @@ let tableRotation = 0; // index into the grids of tables, when they do not fit o
 let rowsPerPage = ROWS_ASKED ?? 16; // set by layout()
 let rowHeight = 0; // px, set by layout()
 let tickingCells = []; // [{node, row}]: table cells that count down a deadline of their own
+let turn = 0; // the rotation's turns: with bilingual=alternate, even ones in the first language
 
-const PHASE_WORDS = {
-  not_started: "waiting",
-  running: "playing",
-  overtime: "overtime",
-  finished_short: "short",
-  finished: "done",
-  break: "break",
-};
+// -- languages (issue 17) --------------------------------------------------------------------
+
+/** @typedef {import("/static/hall/words.js").Speaker} Speaker */
+
+let spoken = FIRST; // the language the page speaks now: with alternate, set by the turn
+
+function speaker() {
+  return spoken;
+}
+
+// With an even number of pages, a page would come back in the same language every time:
+// the languages then shift by one each time round.
+function languageTurn() {
+  if (PINNED !== null) return turn;
+  const count = pagesOf(orderedRows(feed.states.get("standings")).length, cutOfState()).pages.length;
+  return count % 2 === 0 ? turn + Math.floor(turn / count) : turn;
+}
+
+function cutOfState() {
+  const state = feed.states.get("standings");
+  return cutOf(state, Object.keys(state?.rows ?? {}).length);
+}
+
+const t = (message, values) => speaker().t(message, values);
+const tn = (singular, plural, count, values) => speaker().tn(singular, plural, count, values);
+
+/**
+ * A heading in the page's language, and with `?second=` the second language beneath it.
+ * @param {Element} target
+ * @param {(speaker: Speaker) => string} phrase
+ */
+function label(target, phrase) {
+  const now = speaker();
+  if (!SECOND || ALTERNATE) {
+    if (target.textContent !== phrase(now)) target.textContent = phrase(now);
+    return;
+  }
+  const second = node("span", "second", phrase(SECOND));
+  second.lang = SECOND.lang;
+  target.replaceChildren(document.createTextNode(phrase(FIRST)), second);
+}
+
+function phaseWord(phase) {
+  const words = {
+    not_started: t("waiting"),
+    running: t("playing"),
+    overtime: t("overtime"),
+    finished_short: t("short"),
+    finished: t("done"),
+    break: t("break"),
+  };
+  return words[phase] ?? phase;
+}
+
+// "4 playing · 12 done": one message for each, the number where each language puts it.
+function phaseCount(phase, count) {
+  const values = { count };
+  const words = {
+    not_started: t("{count} waiting", values),
+    running: t("{count} playing", values),
+    overtime: t("{count} in overtime", values),
+    finished_short: t("{count} short", values),
+    finished: t("{count} done", values),
+    break: t("{count} on a break", values),
+  };
+  return words[phase] ?? `${count} ${phase}`;
+}
+const PHASES = ["not_started", "running", "overtime", "finished_short", "finished", "break"];
+
+// The column heads and the fixed words: drawn again when the language turns.
+function renderHeads() {
+  const now = speaker();
+  root.lang = now.lang;
+  const heads = el.columns;
+  label(heads.querySelector(".col-rank"), ({ t }) => t("Rank"));
+  label(heads.querySelector(".col-name"), ({ t }) => t("Player"));
+  label(heads.querySelector(".col-total"), ({ t }) => t("Total"));
+  label(heads.querySelector(".col-distance"), ({ t }) => t("To cut"));
+  el.fullscreen.textContent = t("Full screen");
+  el.fullscreen.title = t("Full screen (key F)");
+}
 
 // -- the feed -------------------------------------------------------------------------------
 
@@ -116,17 +200,31 @@ function node(tag, className, text) {
   return made;
 }
 
-function nameOf(player) {
-  return names.get(String(player))?.name ?? String(player);
-}
-
-function twoDigits(n) {
-  return String(n).padStart(2, "0");
+// A player's name for the language spoken now, the other form beside it, smaller.
+function nameNodes(player) {
+  const known = names.get(String(player));
+  const shown = node("span", "name-text");
+  shown.translate = false;
+  if (!known) {
+    shown.textContent = String(player);
+    return [shown];
+  }
+  const [first, other] = namesFor(known, speaker().lang);
+  shown.textContent = first;
+  const nodes = [shown];
+  const local = known.local_name;
+  if (first === local && known.local_lang) shown.lang = known.local_lang;
+  if (other) {
+    const beside = node("span", "other-name", other);
+    beside.translate = false;
+    if (other === local && known.local_lang) beside.lang = known.local_lang;
+    nodes.push(beside);
+  }
+  return nodes;
 }
 
 function clockTime(ms) {
-  const at = new Date(ms);
-  return `${twoDigits(at.getHours())}:${twoDigits(at.getMinutes())}:${twoDigits(at.getSeconds())}`;
+  return formatTime(ms, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 }
 
 // A score as the hall shows it. WSOM: the server's 2 decimals (rule SC-5). Ari Ari: points,
@@ -164,14 +262,15 @@ function hasUnknownPlayers(state) {
 function noteServerTime(message) {
   if (!message?.server_time) return;
   const at = Date.parse(message.server_time);
-  if (Number.isFinite(at)) el.updated.textContent = `updated ${clockTime(at)}`;
+  if (Number.isFinite(at)) el.updated.textContent = t("updated {time}", { time: clockTime(at) });
 }
 
 function renderStatus(status) {
   const live = status === "live";
   el.badge.hidden = live;
   el.badge.className = `hall-badge status-${status}`;
-  el.badge.textContent = { stale: "stale", offline: "offline", connecting: "connecting" }[status] ?? status;
+  const words = { stale: t("stale"), offline: t("offline"), connecting: t("connecting") };
+  el.badge.textContent = words[status] ?? status;
   root.classList.toggle("is-stale", !live);
 }
 
@@ -238,9 +337,11 @@ function renderStandings() {
   const page = currentPage(numbered, pages, cut);
   const [first, last] = rangeOf(page, rows.length, cut);
 
-  el.round.textContent = `Round ${state.round}${state.ended ? " · ended" : ""}`;
-  el.pager.textContent =
-    page === "cut" ? `cut line · ${numbered} page${numbered === 1 ? "" : "s"}` : `page ${page}/${numbered}`;
+  const round = { number: state.round };
+  label(el.round, ({ t }) => (state.ended ? t("Round {number} · ended", round) : t("Round {number}", round)));
+  el.pager.textContent = page === "cut"
+    ? tn("cut line · {count} page", "cut line · {count} pages", numbered)
+    : t("page {page}/{pages}", { page, pages: numbered });
   el.pager.dataset.page = String(page);
   el.pager.dataset.pages = String(numbered);
 
@@ -299,11 +400,12 @@ function standingRow(row, shared, tie) {
   const rank = node("span", "col-rank num", `${shared ? "=" : ""}${row.rank}`);
 
   const name = node("span", "col-name");
-  name.append(node("span", "name-text", nameOf(row.id)));
+  name.append(...nameNodes(row.id));
   const mark = tie.get(row.id);
   if (mark) name.append(node("span", `tie-tag ${mark.kind}`, mark.text));
 
   const country = node("span", "col-country", names.get(row.id)?.country ?? "");
+  country.translate = false;
   const total = node("span", "col-total num", totalOf(row));
   const distance = node("span", "col-distance num");
   if (row.distance_shown !== null && row.distance_shown !== undefined) {
@@ -325,13 +427,13 @@ function tieMarks(tie) {
   const drawAmong = new Set(tie.draw_among.map(String));
   const winners = tie.draw_winners ? new Set(tie.draw_winners.map(String)) : null;
   for (const player of tie.players.map(String)) {
-    if (byHands.has(player)) marks.set(player, { kind: "through", text: "✓ on hands" });
+    if (byHands.has(player)) marks.set(player, { kind: "through", text: t("✓ on hands") });
     else if (drawAmong.has(player) && winners) {
       marks.set(player, winners.has(player)
-        ? { kind: "through", text: "✓ drawn" }
-        : { kind: "out", text: "✗ drawn" });
-    } else if (drawAmong.has(player)) marks.set(player, { kind: "draw", text: "draw" });
-    else marks.set(player, { kind: "out", text: "✗ on hands" });
+        ? { kind: "through", text: t("✓ drawn") }
+        : { kind: "out", text: t("✗ drawn") });
+    } else if (drawAmong.has(player)) marks.set(player, { kind: "draw", text: t("draw") });
+    else marks.set(player, { kind: "out", text: t("✗ on hands") });
   }
   return marks;
 }
@@ -340,14 +442,14 @@ function tieSummary(tie, byId) {
   const count = tie.players.length;
   const level = byId.get(String(tie.players[0]));
   const shownTotal = level ? totalOf(level) : figure(tie.total, tie.total);
-  const parts = [`Tie at ${shownTotal}: ${count} level for ${plural(tie.places, "place")}`];
-  if (tie.advance_by_hands.length) parts.push(`${tie.advance_by_hands.length} through on hands`);
+  const parts = [
+    tn("Tie at {total}: {level} level for {count} place", "Tie at {total}: {level} level for {count} places",
+      tie.places, { total: shownTotal, level: count }),
+  ];
+  if (tie.advance_by_hands.length) parts.push(t("{count} through on hands", { count: tie.advance_by_hands.length }));
   if (tie.draw_among.length) {
-    parts.push(
-      tie.draw_winners
-        ? `draw decided (${tie.draw_places} of ${tie.draw_among.length})`
-        : `draw pending: ${tie.draw_places} of ${tie.draw_among.length}`,
-    );
+    const draw = { places: tie.draw_places, among: tie.draw_among.length };
+    parts.push(tie.draw_winners ? t("draw decided ({places} of {among})", draw) : t("draw pending: {places} of {among}", draw));
   }
   return parts.join(" · ");
 }
@@ -355,20 +457,28 @@ function tieSummary(tie, byId) {
 function cutBand(cut, byId) {
   const band = node("div", "cut-band");
   band.setAttribute("role", "separator");
-  band.append(node("span", "cut-label", `Top ${cut.advance} advance`));
+  const advance = node("span", "cut-label");
+  label(advance, ({ t }) => t("Top {count} advance", { count: cut.advance }));
+  band.append(advance);
   if (cut.tie) band.append(node("span", "cut-tie", tieSummary(cut.tie, byId)));
   return band;
 }
 
 function renderCutInfo(cut, byId) {
   if (!cut) {
-    el.cut.replaceChildren(node("div", "cut-title", "No cut in this round"));
+    const none = node("div", "cut-title");
+    label(none, ({ t }) => t("No cut in this round"));
+    el.cut.replaceChildren(none);
     return;
   }
-  const parts = [node("div", "cut-title", `Top ${cut.advance} advance`)];
+  const title = node("div", "cut-title");
+  label(title, ({ t }) => t("Top {count} advance", { count: cut.advance }));
+  const parts = [title];
   const line = byId ? [...byId.values()].find((row) => row.position === cut.advance) : null;
   const next = byId ? [...byId.values()].find((row) => row.position === cut.advance + 1) : null;
-  if (line && next) parts.push(node("div", "cut-line", `line ${totalOf(line)} · next ${totalOf(next)}`));
+  if (line && next) {
+    parts.push(node("div", "cut-line", t("line {line} · next {next}", { line: totalOf(line), next: totalOf(next) })));
+  }
   const tie = cut.tie;
   if (tie) {
     parts.push(node("div", "cut-tie-head", tieSummary(tie, byId)));
@@ -377,16 +487,18 @@ function renderCutInfo(cut, byId) {
     const SHOWN = 3; // more would take the room the tables need
     for (const player of tie.players.slice(0, SHOWN).map(String)) {
       const item = node("li");
-      item.append(node("span", "name-text", nameOf(player)));
+      item.append(...nameNodes(player).slice(0, 1));
       const hands = tie.hands[player] ?? [];
       const values = hands.map((value) => figure(String(value), String(value))); // Ari Ari: points
-      item.append(node("span", "tie-hands num", values.length ? values.join(" ") : "no wins"));
+      item.append(node("span", "tie-hands num", values.length ? values.join(" ") : t("no wins")));
       const mark = marks.get(player);
       if (mark) item.append(node("span", `tie-tag ${mark.kind}`, mark.text));
       list.append(item);
     }
     parts.push(list);
-    if (tie.players.length > SHOWN) parts.push(node("div", "cut-more", `and ${tie.players.length - SHOWN} more`));
+    if (tie.players.length > SHOWN) {
+      parts.push(node("div", "cut-more", t("and {count} more", { count: tie.players.length - SHOWN })));
+    }
   }
   el.cut.replaceChildren(...parts);
 }
@@ -398,17 +510,23 @@ let sessionDeadline = null;
 function renderSessionClock() {
   const state = feed.states.get("clocks");
   if (!state) return;
-  const clock = sessionClock(state.tables ?? {}, feed.serverNow(), rounds);
+  const now = speaker();
+  const clock = sessionClock(state.tables ?? {}, feed.serverNow(), rounds, now);
   el.session.className = `hall-session session-${clock.kind}`;
-  el.sessionLabel.textContent = clock.label;
+  if (SECOND && !ALTERNATE) {
+    const other = sessionClock(state.tables ?? {}, feed.serverNow(), rounds, SECOND);
+    label(el.sessionLabel, (said) => (said === SECOND ? other.label : clock.label));
+  } else {
+    label(el.sessionLabel, () => clock.label);
+  }
   el.sessionTime.textContent = clock.time;
   el.sessionNote.textContent = clock.note;
   if (clock.deadline !== sessionDeadline) {
     sessionDeadline = clock.deadline;
     renderTables();
   }
-  const now = feed.serverNow();
-  for (const { node: cell, row } of tickingCells) cell.textContent = cellClock(row, now);
+  const at = feed.serverNow();
+  for (const { node: cell, row } of tickingCells) cell.textContent = cellClock(row, at);
 }
 
 function cellClock(row, now) {
@@ -432,9 +550,8 @@ function renderTables() {
   const pages = Math.max(1, Math.ceil(all.length / perPage));
   const first = (tableRotation % pages) * perPage;
   const rows = all.slice(first, first + perPage);
-  el.tablesLabel.textContent = pages > 1
-    ? `Tables ${rows[0].table}–${rows.at(-1).table}`
-    : "Tables";
+  const span = { first: rows[0]?.table ?? 1, last: rows.at(-1)?.table ?? 1 };
+  label(el.tablesLabel, ({ t }) => (pages > 1 ? t("Tables {first}–{last}", span) : t("Tables")));
   el.tables.dataset.page = String((tableRotation % pages) + 1);
   el.tables.dataset.pages = String(pages);
   const counts = new Map();
@@ -444,25 +561,25 @@ function renderTables() {
     const phase = shownPhase(row);
     const cell = node("div", `table-cell phase-${phase}`);
     cell.dataset.table = String(row.table);
-    cell.title = `Table ${row.table}: ${PHASE_WORDS[phase] ?? phase}`;
+    cell.title = t("Table {table}: {phase}", { table: row.table, phase: phaseWord(phase) });
     cell.append(node("span", "t-num", row.table));
     const hands = segmentKindOf(row, rounds) === "game"
-      ? plural(row.hands_completed, "hand")
+      ? handCount(row.hands_completed, speaker())
       : `${row.hands_completed}/${row.planned_hands}`;
     cell.append(node("span", "t-hands num", hands));
     if (!compact) {
       const ownDeadline = row.deadline && !sameDeadline(row.deadline, sessionDeadline) && !row.play_all
         && (row.phase === "running" || row.phase === "overtime");
-      const word = node("span", "t-phase", PHASE_WORDS[phase] ?? phase);
+      const word = node("span", "t-phase", phaseWord(phase));
       if (ownDeadline) tickingCells.push({ node: word, row });
       cell.append(word);
     }
     return cell;
   });
   el.tables.replaceChildren(...cells);
-  el.tableCounts.textContent = Object.keys(PHASE_WORDS)
+  el.tableCounts.textContent = PHASES
     .filter((phase) => counts.has(phase))
-    .map((phase) => `${counts.get(phase)} ${PHASE_WORDS[phase]}`)
+    .map((phase) => phaseCount(phase, counts.get(phase)))
     .join(" · ");
 }
 
@@ -575,14 +692,36 @@ new ResizeObserver(() => {
 }).observe(el.tables);
 
 setInterval(() => {
+  turn += 1;
   tableRotation += 1; // the tables turn their grids even when the standings stay on a page
+  if (ALTERNATE && SECOND) {
+    spoken = languageTurn() % 2 === 1 ? SECOND : FIRST;
+    // every word on the screen turns to the other language with the page
+    if (PINNED === null) rotation += 1;
+    renderHeads();
+    renderStandings();
+    renderTables();
+    renderSessionClock();
+    renderStatus(feed.status);
+    return;
+  }
   if (el.tables.dataset.pages !== "1") renderTables();
   if (PINNED !== null) return;
   rotation += 1;
   renderStandings();
 }, INTERVAL_MS);
+
+// The language switch shows while the mouse moves, and whenever it has the keyboard's focus.
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let pointerTimer;
+document.addEventListener("mousemove", () => {
+  el.languages.classList.add("shown");
+  clearTimeout(pointerTimer);
+  pointerTimer = setTimeout(() => el.languages.classList.remove("shown"), 3000);
+});
 setInterval(renderSessionClock, 250);
 
+renderHeads();
 layout();
 loadNames();
 feed.connect();

@@ -8,12 +8,15 @@ clocks channels) fills it. Names are not in the feed, so the page reads them onc
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
+from markupsafe import Markup
 from pydantic import BaseModel
 
+from app import i18n
 from app.domain.tournament import Tournament
 from app.web import languages
 from app.web.deps import StoreDep, TournamentId
@@ -25,6 +28,46 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tour
 class HallPlayer(BaseModel):
     name: str
     country: str | None
+    local_name: str | None = None  # "山田 剛" beside "Takeshi Yamada"
+    local_lang: str | None = None  # the language local_name is written in, when known
+
+
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Chinese characters alone do not say which language: the player's country does, for the
+# glyphs' shapes (a Japanese 剛 and a Chinese one are drawn differently).
+_HAN_BY_COUNTRY = {
+    "JP": "ja",
+    "KR": "ko",
+    "TW": "zh-Hant",
+    "HK": "zh-Hant",
+    "MO": "zh-Hant",
+    "CN": "zh-Hans",
+    "SG": "zh-Hans",
+    "MY": "zh-Hans",
+}
+
+
+def name_language(local_name: str | None, country: str | None) -> str | None:
+    """The language a name in its owner's script is written in (its `lang` on the page), or
+    None to leave it to the page: kana is Japanese, hangul Korean, Chinese characters alone
+    by the player's country."""
+    if not local_name:
+        return None
+    if _KANA.search(local_name):
+        return "ja"
+    if _HANGUL.search(local_name):
+        return "ko"
+    if _HAN.search(local_name):
+        return _HAN_BY_COUNTRY.get((country or "").upper())
+    return None
+
+
+def second_language(request: Request) -> str | None:
+    """`?second=`: the hall's second language, when it is one we speak and not the first."""
+    language = i18n.page_language(request.query_params.get("second"))
+    return language if language not in (None, i18n.current()) else None
 
 
 @router.get("/hall/{tournament_id}", response_class=HTMLResponse)
@@ -45,7 +88,20 @@ def hall_display(request: Request, tournament_id: TournamentId, store: StoreDep)
         }
 
     context = store.read(tournament_id, view)
-    return render(request, "hall.html", tournament_id=tournament_id, **context)
+    second = second_language(request)
+    second_catalog = None
+    if second is not None:
+        # Inside a <script type="application/json">: no "</script>" can close it early.
+        text = i18n.catalog_json(second, ("common", "hall"))
+        second_catalog = Markup(text.replace("<", "\\u003c"))
+    return render(
+        request,
+        "hall.html",
+        tournament_id=tournament_id,
+        second=second,
+        second_catalog=second_catalog,
+        **context,
+    )
 
 
 @router.get("/hall/{tournament_id}/players.json", response_model=dict[str, HallPlayer])
@@ -54,7 +110,12 @@ def hall_players(tournament_id: TournamentId, store: StoreDep) -> dict[str, Hall
 
     def view(tournament: Tournament, _: int) -> dict[str, HallPlayer]:
         return {
-            str(player): HallPlayer(name=registered.name, country=registered.country)
+            str(player): HallPlayer(
+                name=registered.name,
+                country=registered.country,
+                local_name=registered.local_name,
+                local_lang=name_language(registered.local_name, registered.country),
+            )
             for player, registered in tournament.players.items()
         }
 

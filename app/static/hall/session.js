@@ -2,8 +2,12 @@
 // The hall display's session clock (issue 15, from hall.js): the deadline most tables share,
 // the segment they play and the hands played, from the clocks channel's tables at the
 // server's time. No DOM here: hall.js draws it, tests/js/hall_session.test.js runs it.
+// Its words are a speaker's (hall/words.js): the page's language, or the second one.
 
 import { formatClock, secondsLeft } from "../live.js";
+import { FIRST } from "./words.js";
+
+/** @typedef {import("./words.js").Speaker} Speaker */
 
 /**
  * @typedef {object} Rounds what the page says of the tournament's rounds
@@ -26,20 +30,40 @@ export function mostCommon(values) {
   return best;
 }
 
-export function plural(count, word) {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
+/**
+ * "3 hands", in a speaker's words.
+ * @param {number} count
+ * @param {Speaker} [speaker]
+ */
+export function handCount(count, { tn } = FIRST) {
+  return tn("{count} hand", "{count} hands", count);
+}
+
+/**
+ * "Half 1": a segment by its kind (the tournament's words: ハーフ, クォーター).
+ * @param {string} kind
+ * @param {number} number
+ * @param {Speaker} [speaker]
+ */
+export function segmentWord(kind, number, { t } = FIRST) {
+  const values = { number };
+  if (kind === "half") return t("Half {number}", values);
+  if (kind === "quarter") return t("Quarter {number}", values);
+  if (kind === "game") return t("Game {number}", values);
+  if (kind === "session") return t("Session {number}", values);
+  return t("Segment {number}", values);
 }
 
 // "Half 1 · group A": the segment the given tables play (the group only in a round played
 // in groups, rule FM-2, and only if they share it).
-export function segmentName(rows, rounds) {
+export function segmentName(rows, rounds, speaker = FIRST) {
   const row = rows[0];
   if (!row) return "";
   const kind = segmentKindOf(row, rounds);
   const groups = new Set(rows.map((r) => r.group));
   const grouped = rounds.groupedRounds.has(row.round) && groups.size === 1 && row.group;
-  const group = grouped ? ` · group ${row.group}` : "";
-  return `${kind[0].toUpperCase()}${kind.slice(1)} ${row.segment}${group}`;
+  const segment = segmentWord(kind, row.segment, speaker);
+  return grouped ? joined(segment, speaker.t("group {group}", { group: row.group })) : segment;
 }
 
 export function segmentKindOf(row, rounds) {
@@ -48,10 +72,11 @@ export function segmentKindOf(row, rounds) {
 
 // What the tables have played. A half or a quarter has its hands planned (rule FM-2); an
 // Ari Ari game has none (it ends by rules AA-12 to AA-14), so it counts the hands played.
-export function handsPlayed(rows, rounds) {
+export function handsPlayed(rows, rounds, speaker = FIRST) {
   const done = rows.reduce((n, r) => n + r.hands_completed, 0);
-  if (rows.some((r) => segmentKindOf(r, rounds) === "game")) return rows.length === 1 ? plural(done, "hand") : "";
-  return `${done}/${rows.reduce((n, r) => n + r.planned_hands, 0)} hands`;
+  if (rows.some((r) => segmentKindOf(r, rounds) === "game")) return rows.length === 1 ? handCount(done, speaker) : "";
+  const planned = rows.reduce((n, r) => n + r.planned_hands, 0);
+  return speaker.t("{done}/{planned} hands", { done, planned });
 }
 
 export function joined(...parts) {
@@ -60,20 +85,26 @@ export function joined(...parts) {
 
 // The session clock: the deadline most tables share, counted down from the server's time
 // (rule CL-6); tables with a deadline of their own (an extension) count in their own cell.
-export function sessionClock(tables, now, rounds) {
+export function sessionClock(tables, now, rounds, speaker = FIRST) {
+  const { t, tn } = speaker;
   const rows = Object.values(tables);
-  if (!rows.length) return { label: "Session", time: "–", note: "", kind: "idle" };
-  const hands = handsPlayed(rows, rounds);
+  if (!rows.length) return { label: t("Session"), time: "–", note: "", kind: "idle" };
+  const hands = handsPlayed(rows, rounds, speaker);
   const breaks = rows.filter((r) => r.phase === "break" && r.break_ends);
   if (breaks.length * 2 > rows.length) {
     const ends = mostCommon(breaks.map((r) => r.break_ends));
     const left = secondsLeft({ deadline: ends }, now);
-    return { label: "Break", time: formatClock(left), note: segmentName(breaks, rounds), kind: "break", deadline: null };
+    return { label: t("Break"), time: formatClock(left), note: segmentName(breaks, rounds, speaker), kind: "break", deadline: null };
   }
   const timed = rows.filter((r) => r.deadline && !r.play_all);
   if (!timed.length) {
     const done = rows.every((r) => r.phase === "finished");
-    return { label: "Session", time: done ? "Finished" : "No limit", note: joined(segmentName(rows, rounds), hands), kind: done ? "finished" : "untimed" };
+    return {
+      label: t("Session"),
+      time: done ? t("Finished") : t("No limit"),
+      note: joined(segmentName(rows, rounds, speaker), hands),
+      kind: done ? "finished" : "untimed",
+    };
   }
   const over = (r) => r.phase === "finished" || r.phase === "finished_short" || r.phase === "break";
   // Tables still playing decide the session; once all are over, the most common deadline.
@@ -84,24 +115,24 @@ export function sessionClock(tables, now, rounds) {
   // counts group A's alone, not group B's that has not started
   const timedKey = (r) => `${r.round}/${r.segment}/${r.group ?? ""}`;
   const timedSegments = new Set(shared.map(timedKey));
-  const segmentHands = handsPlayed(rows.filter((r) => timedSegments.has(timedKey(r))), rounds);
-  const note = joined(segmentName(shared, rounds), segmentHands);
-  if (shared.every(over)) return { label: "Session", time: "Finished", note, kind: "finished", deadline };
+  const segmentHands = handsPlayed(rows.filter((r) => timedSegments.has(timedKey(r))), rounds, speaker);
+  const note = joined(segmentName(shared, rounds, speaker), segmentHands);
+  if (shared.every(over)) return { label: t("Session"), time: t("Finished"), note, kind: "finished", deadline };
   const starts = mostCommon(shared.map((r) => r.starts_at).filter(Boolean));
   if (starts && now < Date.parse(starts)) {
-    return { label: "Starts in", time: formatClock(secondsLeft({ deadline: starts }, now)), note, kind: "waiting", deadline };
+    return { label: t("Starts in"), time: formatClock(secondsLeft({ deadline: starts }, now)), note, kind: "waiting", deadline };
   }
   const leftMs = Date.parse(deadline) - now;
   if (leftMs >= 0) {
     const kind = leftMs <= 5 * 60 * 1000 ? "closing" : "running";
-    return { label: "Time left", time: formatClock(secondsLeft({ deadline }, now)), note, kind, deadline };
+    return { label: t("Time left"), time: formatClock(secondsLeft({ deadline }, now)), note, kind, deadline };
   }
   // rule CL-3: past the deadline, hands dealt in time are finished; no new hand starts
   const playing = shared.filter((r) => !over(r)).length;
   return {
-    label: "Overtime",
+    label: t("Overtime"),
     time: `+${formatClock(Math.floor(-leftMs / 1000))}`,
-    note: joined(`${plural(playing, "table")} finishing a hand`, segmentHands),
+    note: joined(tn("{count} table finishing a hand", "{count} tables finishing a hand", playing), segmentHands),
     kind: "overtime",
     deadline,
   };
