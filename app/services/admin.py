@@ -59,8 +59,11 @@ def append(store: TournamentStore, tournament_id: int, events: Sequence[Event]) 
 # -- tournaments --------------------------------------------------------------------------
 
 
-def create_tournament(store: TournamentStore, name: str, raw_format: object) -> Appended:
-    declared = line_event("tournament", {"name": name, "format": raw_format})
+def create_tournament(
+    store: TournamentStore, name: str, raw_format: object, language: str | None = None
+) -> Appended:
+    # line_event leaves out a field that is None: no language, the server's default
+    declared = line_event("tournament", {"name": name, "format": raw_format, "language": language})
     assert isinstance(declared, TournamentDeclared)
     return store.create(declared, ADMIN)
 

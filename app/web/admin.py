@@ -96,6 +96,18 @@ class TournamentBody(AdminRequest):
             {"ruleset": "ariari", "game": {"length": "east_only"}},
         ],
     )
+    language: str | None = Field(
+        default=None,
+        description="The pages' language for a reader whose device and browser name none "
+        'of ours: "en", "ja", "zh-Hant", "zh-Hans" or "ko" (docs/log-format.md, issue 17)',
+    )
+
+
+class LanguageBody(AdminRequest):
+    language: str = Field(
+        description='The tournament\'s new default language: "en", "ja", "zh-Hant", "zh-Hans" '
+        'or "ko" (issue 17)'
+    )
 
 
 class Created(Recorded):
@@ -289,7 +301,7 @@ def _lines(
 @router.post("", status_code=201, response_model=Created)
 def create_tournament(body: TournamentBody, store: StoreDep) -> Created:
     """A new tournament: its first log line names it and its format (rules FM-1 to FM-9)."""
-    appended = admin.create_tournament(store, body.name, body.format)
+    appended = admin.create_tournament(store, body.name, body.format, body.language)
     return Created(id=appended.tournament_id, **recorded_fields(appended))
 
 
@@ -357,6 +369,12 @@ def set_prizes(tournament_id: TournamentId, body: PrizesBody, store: StoreDep) -
 def set_carry_over_rate(tournament_id: TournamentId, body: RateBody, store: StoreDep) -> Recorded:
     """The round 1 to 2 carry-over rate (rule SC-3), until round 1 starts."""
     return _lines(store, tournament_id, "carry_over_rate", {"round": 1, "rate": body.rate})
+
+
+@router.post("/{tournament_id}/language", status_code=201, response_model=Recorded)
+def set_language(tournament_id: TournamentId, body: LanguageBody, store: StoreDep) -> Recorded:
+    """The pages' default language from now on (issue 17): a `language` line."""
+    return _lines(store, tournament_id, "language", body)
 
 
 # -- the draw ---------------------------------------------------------------------------

@@ -147,6 +147,7 @@ class ConsoleState(BaseModel):
     prizes: list[str] = Field(description="Shown amounts by rank (rule PR-2)")
     round_one_rate: str = Field(description="Exact (rule SC-3)")
     rate_locked: bool
+    language: str = Field(description="The pages' default language (issue 17)")
     round: int = Field(description="The current round")
     ariari: bool = Field(
         default=False, description="Scores are Ari Ari points, shown whole (rule AA-17)"
@@ -214,6 +215,7 @@ def console_state(
             prizes=[shown(amount) for amount in tournament.prizes],
             round_one_rate=exact(tournament.format.round(1).carry_over_rate),
             rate_locked=tournament.rounds[1].started,
+            language=tournament.language,
             round=state.number,
             ariari=is_ariari(tournament),
             groups=list(named),
