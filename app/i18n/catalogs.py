@@ -70,7 +70,13 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "web/judge_pages.py",
     ),
     "hall": ("templates/hall.html", "static/hall.js", "static/hall/*.js", "web/hall.py"),
-    "overlay": ("templates/overlay*.html", "static/overlay.js", "web/overlay.py"),
+    # Babel's `*` matches one character or more: overlay.html itself is named
+    "overlay": (
+        "templates/overlay.html",
+        "templates/overlay*.html",
+        "static/overlay.js",
+        "web/overlay.py",
+    ),
     "admin": (
         "templates/admin.html",
         "templates/slips.html",

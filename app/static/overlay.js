@@ -1,7 +1,9 @@
 // @ts-check
 // TV overlays: the server draws the first frame; this module follows the live feed and draws
 // again from the channel states, with the same rules as app/web/overlay.py (keep them in
-// step). Names are only ever set as text (textContent), never as HTML.
+// step). Names are only ever set as text (textContent), never as HTML, marked translate="no".
+// Its words come from the overlay's catalog in the language of `?lang=` (issue 17).
+import { language, t, tn } from "/static/i18n.js";
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 
 const config = JSON.parse(document.getElementById("overlay-config").textContent);
@@ -14,7 +16,10 @@ const who = config.names;
 // An Ari Ari event's scores are whole points with thousands separators (rule AA-17), not
 // the 2 decimals of SC-5: app/services/feeds.py total_shown, app/domain/ariari.py points_shown
 const ARIARI = Boolean(config.ariari);
-const NO_LIMIT = "No limit"; // app/web/overlay.py NO_LIMIT
+const NO_LIMIT = t("No limit"); // app/web/overlay.py no_limit
+// ?names=both: a name's other form beneath or beside it (app/web/overlay.py shown_names)
+const BOTH_NAMES = Boolean(config.both_names);
+const OWN_SCRIPT_FIRST = new Set(["ja", "zh-Hant", "zh-Hans", "ko"]);
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -29,8 +34,35 @@ function setField(name, text) {
   }
 }
 
-function nameOf(player) {
-  return who[String(player)]?.name || String(player);
+// app/web/overlay.py shown_names and overlay_macros.html name
+function nameNodes(player) {
+  const entry = who[String(player)];
+  const name = entry?.name || String(player);
+  const local = entry?.local_name || null;
+  const [first, other] = local && OWN_SCRIPT_FIRST.has(language) ? [local, name] : [name, local];
+  const shown = el("span", "name", first);
+  shown.translate = false;
+  if (local && first === local && entry.local_lang) shown.lang = entry.local_lang;
+  const nodes = [shown];
+  if (BOTH_NAMES && other) {
+    const beside = el("span", "other-name", other);
+    beside.translate = false;
+    if (other === local && entry.local_lang) beside.lang = entry.local_lang;
+    nodes.push(beside);
+  }
+  return nodes;
+}
+
+function namesOf(player) {
+  const holder = el("span", "names");
+  holder.append(...nameNodes(player));
+  return holder;
+}
+
+function countryNode(player) {
+  const node = el("span", "country", countryOf(player));
+  node.translate = false;
+  return node;
 }
 
 function countryOf(player) {
@@ -38,12 +70,39 @@ function countryOf(player) {
 }
 
 function roundName(number) {
-  return config.rounds[String(number)]?.name ?? `Round ${number}`;
+  return config.rounds[String(number)]?.name ?? t("Round {number}", { number });
+}
+
+function roundNames(number) {
+  return config.rounds[String(number)] ?? { name: t("Round {number}", { number }), segment: "segment" };
+}
+
+// app/web/overlay.py segment_word
+function segmentWord(kind, number) {
+  const values = { number };
+  switch (String(kind).toLowerCase()) {
+    case "half":
+      return t("Half {number}", values);
+    case "quarter":
+      return t("Quarter {number}", values);
+    case "game":
+      return t("Game {number}", values);
+    case "session":
+      return t("Session {number}", values);
+    default:
+      return t("Segment {number}", values);
+  }
+}
+
+// app/web/overlay.py seat_word
+function seatWord(seat) {
+  const words = { east: t("East"), south: t("South"), west: t("West"), north: t("North") };
+  return words[seat] ?? seat;
 }
 
 function segmentTitle(row) {
-  const names = config.rounds[String(row.round)] ?? { name: `Round ${row.round}`, segment: "Segment" };
-  return `${names.name} \u00b7 ${names.segment} ${row.segment}`;
+  const names = roundNames(row.round);
+  return `${names.name} \u00b7 ${segmentWord(names.segment, row.segment)}`;
 }
 
 // app/web/overlay.py session_title: the group or groups of round 1 a clock times (rule FM-2)
@@ -51,9 +110,11 @@ function sessionTitle(session) {
   const lead = session[0];
   const groups = [...new Set(session.map((row) => row.group).filter(Boolean).map(String))].sort();
   if (!groups.length) return segmentTitle(lead);
-  const names = config.rounds[String(lead.round)] ?? { name: `Round ${lead.round}`, segment: "Segment" };
-  const who = groups.length === 1 ? `Group ${groups[0]}` : `Groups ${groups.join(" and ")}`;
-  return `${names.name} \u00b7 ${who} \u00b7 ${names.segment} ${lead.segment}`;
+  const names = roundNames(lead.round);
+  const who = groups.length === 1
+    ? t("Group {group}", { group: groups[0] })
+    : t("Groups {first} and {last}", { first: groups.slice(0, -1).join(", "), last: groups.at(-1) });
+  return `${names.name} \u00b7 ${who} \u00b7 ${segmentWord(names.segment, lead.segment)}`;
 }
 
 // app/domain/ariari.py points_shown, with a true minus sign on screen
@@ -102,17 +163,13 @@ function boardRows(rows, advance, withCut) {
     const side = row.above_cut === true ? " above" : row.above_cut === false ? " below" : "";
     const item = el("li", `row${side}`);
     item.dataset.player = String(row.player);
-    item.append(
-      el("span", "rank", row.rank),
-      el("span", "country", countryOf(row.player)),
-      el("span", "name", nameOf(row.player)),
-    );
+    item.append(el("span", "rank", row.rank), countryNode(row.player), namesOf(row.player));
     if (withCut) item.append(el("span", "to-cut", toCut(row) ?? ""));
     item.append(el("span", "total", totalOf(row)));
     nodes.push(item);
     if (advance !== null && advance !== undefined && row.position === advance) {
       const line = el("li", "cut-line");
-      line.append(el("span", null, "Cut"));
+      line.append(el("span", null, t("Cut")));
       nodes.push(line);
     }
   }
@@ -122,7 +179,8 @@ function boardRows(rows, advance, withCut) {
 function drawTop() {
   const standings = states.standings;
   const rows = ordered(standings).filter((row) => row.position <= config.n);
-  setField("what", `${roundName(standings.round)} \u00b7 Top ${config.n}`);
+  const top = t("Top {count}", { count: config.n });
+  setField("what", `${roundName(standings.round)} \u00b7 ${top}`);
   boardRows(rows, standings.advance, false);
 }
 
@@ -135,8 +193,9 @@ function drawCut() {
       : ordered(standings).filter(
           (row) => advance - CUT_BAND < row.position && row.position <= advance + CUT_BAND,
         );
-  setField("what", `${roundName(standings.round)} \u00b7 The cut`);
-  setField("advance", advance ? `Top ${advance} advance` : "No cut this round");
+  const cut = t("The cut");
+  setField("what", `${roundName(standings.round)} \u00b7 ${cut}`);
+  setField("advance", advance ? t("Top {count} advance", { count: advance }) : t("No cut this round"));
   boardRows(rows, advance, true);
 }
 
@@ -152,10 +211,9 @@ function currentSeat(player, clockRows) {
 
 function cutNote(standing) {
   if (!standing || standing.above_cut === null || standing.above_cut === undefined) return "";
-  if (standing.status === "advanced" || standing.status === "eliminated") {
-    return standing.status[0].toUpperCase() + standing.status.slice(1);
-  }
-  return standing.above_cut ? "above the cut" : "to make the cut";
+  if (standing.status === "advanced") return t("Advanced");
+  if (standing.status === "eliminated") return t("Eliminated");
+  return standing.above_cut ? t("above the cut") : t("to make the cut");
 }
 
 function drawPlayer() {
@@ -163,13 +221,15 @@ function drawPlayer() {
   if (!player) return;
   const standing = player.standing;
   const seat = currentSeat(player, states.clocks?.tables);
-  setField("name", player.name ?? String(player.player));
+  const names = document.querySelector('[data-field="names"]');
+  const drawn = namesOf(config.player);
+  if (names && names.textContent !== drawn.textContent) names.replaceChildren(...drawn.childNodes);
   setField("country", player.country ?? "");
   setField("rank", standing ? String(standing.rank) : DASH);
   setField("total", standing ? totalOf(standing) : DASH);
   setField("to-cut", (standing && toCut(standing)) || DASH);
-  setField("cut-note", cutNote(standing) || "Cut");
-  const where = seat ? `Table ${seat.table} \u00b7 ${seat.seat[0].toUpperCase()}${seat.seat.slice(1)}` : DASH;
+  setField("cut-note", cutNote(standing) || t("Cut"));
+  const where = seat ? t("Table {table} · {seat}", { table: seat.table, seat: seatWord(seat.seat) }) : DASH;
   setField("seat", where);
 }
 
@@ -179,11 +239,12 @@ const SEATS = ["east", "south", "west", "north"];
 
 function handNote(table) {
   if (table.next_hand === null || table.next_hand === undefined) {
-    return `${(table.hands ?? []).length} hands played`;
+    return tn("{count} hand played", "{count} hands played", (table.hands ?? []).length);
   }
   // rule AA-23: an Ari Ari game plans no number of hands (its clock's 100 is the cap)
   const planned = ARIARI ? null : table.clock?.planned_hands;
-  return `Hand ${table.next_hand}` + (planned ? ` of ${planned}` : "");
+  const hand = table.next_hand;
+  return planned ? t("Hand {hand} of {planned}", { hand, planned }) : t("Hand {hand}", { hand });
 }
 
 function drawTable() {
@@ -192,7 +253,7 @@ function drawTable() {
   if (!table || !standings) return;
   if (table.segment === null || table.segment === undefined) {
     setField("title", "");
-    setField("hand", "Not in play");
+    setField("hand", t("Not in play"));
     document.getElementById("seats").replaceChildren();
     return;
   }
@@ -217,9 +278,9 @@ function drawTable() {
     article.dataset.seat = seat;
     article.dataset.player = player;
     const head = el("div", "seat-head");
-    head.append(el("span", "wind", seat[0].toUpperCase() + seat.slice(1)), el("span", "dealer-badge", "Dealer"));
+    head.append(el("span", "wind", seatWord(seat)), el("span", "dealer-badge", t("Dealer")));
     const person = el("div", "who");
-    person.append(el("span", "country", countryOf(player)), el("span", "name", nameOf(player)));
+    person.append(countryNode(player), namesOf(player));
     const total = standing ? totalOf(standing) : DASH;
     const figures = el("div", "scores");
     const points = signed(scores[player]);
@@ -246,7 +307,7 @@ function sessionKey(row) {
 
 // app/web/overlay.py clock_view
 function clockView(rows, nowMs) {
-  if (!rows.length) return { title: "", time: formatClock(null), note: "No clock" };
+  if (!rows.length) return { title: "", time: formatClock(null), note: t("No clock") };
   const counts = new Map();
   for (const row of rows) counts.set(sessionKey(row), (counts.get(sessionKey(row)) ?? 0) + 1);
   let shared = null;
@@ -256,26 +317,27 @@ function clockView(rows, nowMs) {
   const title = sessionTitle(session);
   const onBreak = session.filter((row) => row.phase === "break" && row.break_ends);
   const left = (moment) => formatClock(secondsLeft({ deadline: moment }, nowMs));
-  if (onBreak.length) return { title, time: left(onBreak[0].break_ends), note: "Break" };
+  if (onBreak.length) return { title, time: left(onBreak[0].break_ends), note: t("Break") };
   if (session.every((row) => DONE.includes(row.phase))) {
-    return { title, time: formatClock(null), note: "All finished" };
+    return { title, time: formatClock(null), note: t("All finished") };
   }
   if (lead.starts_at && secondsLeft({ deadline: lead.starts_at }, nowMs) > 0) {
-    return { title, time: left(lead.starts_at), note: "Starts in" };
+    return { title, time: left(lead.starts_at), note: t("Starts in") };
   }
   if (lead.deadline && !session.every((row) => row.play_all)) {
-    if (secondsLeft(lead, nowMs) > 0) return { title, time: left(lead.deadline), note: "To play" };
+    if (secondsLeft(lead, nowMs) > 0) return { title, time: left(lead.deadline), note: t("To play") };
     const playing = session.filter((row) => row.phase === "overtime").length;
-    return { title, time: formatClock(0), note: playing ? `Time \u00b7 ${playing} playing on` : "Time" };
+    return { title, time: formatClock(0), note: playing ? t("Time · {count} playing on", { count: playing }) : t("Time") };
   }
   if (ARIARI) {
     // rule AA-23: a game has no planned number of hands: the games still played are what is left
     const over = session.filter((row) => DONE.includes(row.phase)).length;
-    return { title, time: NO_LIMIT, note: `${over} of ${session.length} games over` };
+    return { title, time: NO_LIMIT, note: t("{over} of {count} games over", { over, count: session.length }) };
   }
   // rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
   const hands = Math.min(...session.map((row) => row.hands_completed));
-  return { title, time: `${hands}/${lead.planned_hands}`, note: "Hands \u00b7 no time limit" };
+  const note = t("Hands · no time limit");
+  return { title, time: `${hands}/${lead.planned_hands}`, note };
 }
 
 // app/web/overlay.py table_clock

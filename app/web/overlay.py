@@ -14,6 +14,10 @@ first frame shows content; then `overlay.js` follows the live feed and redraws f
 channel states, with the same rules (kept side by side with the functions here). Content
 stays inside the title-safe area (90%: 96 px and 54 px margins); the page itself is
 transparent, or chroma green (#00b140) with `?bg=green`.
+
+Languages (issue 17): an overlay speaks `?lang=` (no switch on air) or the tournament's default.
+A name comes in its owner's script first when the overlay speaks Japanese, Chinese or Korean;
+`?names=both` adds its other form beneath.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
+from app import i18n
 from app.domain.ariari import points_shown
 from app.domain.log import format_time
 from app.domain.replay import StandingRowData
@@ -44,6 +49,7 @@ from app.services import feeds
 from app.services.errors import NotFound
 from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
+from app.web.hall import name_language
 from app.web.pages import render
 
 router = APIRouter(
@@ -54,9 +60,62 @@ Names = Mapping[str, Mapping[str, str | None]]
 Rounds = Mapping[str, Mapping[str, str]]  # round number -> its name and its segment's word
 Row = dict[str, Any]
 Background = Annotated[str | None, Query(description="green: a chroma-key background")]
+BothNames = Annotated[
+    str | None, Query(description="both: a name's other form (Latin or own script) beneath")
+]
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
 DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
-NO_LIMIT = "No limit"  # an Ari Ari session's clock: its games end by their own rules (AA-23)
+_ = i18n.gettext
+# the seats' words (rule FM-4): 東家, 南家... as the players say them
+SEAT_WORDS = {
+    "east": i18n.lazy("East"),
+    "south": i18n.lazy("South"),
+    "west": i18n.lazy("West"),
+    "north": i18n.lazy("North"),
+}
+
+
+def no_limit() -> str:
+    """An Ari Ari session's clock: its games end by their own rules (AA-23)."""
+    return _("No limit")
+
+
+def seat_word(seat: str) -> str:
+    return _(SEAT_WORDS[seat]) if seat in SEAT_WORDS else seat.title()
+
+
+def segment_word(kind: str, number: int | str) -> str:
+    """ "Half 1": a segment by its kind, in the tournament's words (ハーフ, クォーター)."""
+    kind = kind.lower()
+    if kind == "half":
+        return _("Half {number}").format(number=number)
+    if kind == "quarter":
+        return _("Quarter {number}").format(number=number)
+    if kind == "game":
+        return _("Game {number}").format(number=number)
+    if kind == "session":
+        return _("Session {number}").format(number=number)
+    return _("Segment {number}").format(number=number)
+
+
+def round_word(number: int | str) -> str:
+    return _("Round {number}").format(number=number)
+
+
+def shown_names(entry: Mapping[str, str | None] | None, player: str) -> dict[str, str | None]:
+    """A player's name as the overlay's language shows it first, and the other form, each
+    with the language it is written in when known (the `lang` of its element)."""
+    if not entry:
+        return {"name": player, "name_lang": None, "other": None, "other_lang": None}
+    name, local = entry.get("name") or player, entry.get("local_name")
+    first, other = i18n.names_for(name, local)
+    local_lang = entry.get("local_lang")
+    return {
+        "name": first,
+        "name_lang": local_lang if local and first == local else None,
+        "other": other,
+        "other_lang": local_lang if local and other == local else None,
+    }
 
 
 # -- what the pages show: the same rules as overlay.js ----------------------------------
@@ -76,7 +135,7 @@ def board_rows(
         {
             "player": str(row["player"]),
             "rank": row["rank"],
-            "name": who.get(str(row["player"]), {}).get("name") or str(row["player"]),
+            **shown_names(who.get(str(row["player"])), str(row["player"])),
             "country": who.get(str(row["player"]), {}).get("country") or "",
             "total": on_screen(feeds.total_shown(row, points=points)),
             "to_cut": feeds.to_cut(row, minus=MINUS, points=points) or "",
@@ -99,9 +158,13 @@ def format_clock(seconds: int | None) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+def _round_names(rounds: Rounds, number: int) -> Mapping[str, str]:
+    return rounds.get(str(number)) or {"name": round_word(number), "segment": "segment"}
+
+
 def segment_title(rounds: Rounds, row: ClockRow | TableState) -> str:
-    names = rounds.get(str(row["round"]), {"name": f"Round {row['round']}", "segment": "Segment"})
-    return f"{names['name']} \u00b7 {names['segment']} {row['segment']}"
+    names = _round_names(rounds, row["round"])
+    return f"{names['name']} \u00b7 {segment_word(names['segment'], row['segment'])}"
 
 
 def session_title(rounds: Rounds, session: Sequence[ClockRow]) -> str:
@@ -111,9 +174,13 @@ def session_title(rounds: Rounds, session: Sequence[ClockRow]) -> str:
     groups = sorted({str(row["group"]) for row in session if row["group"]})
     if not groups:
         return segment_title(rounds, lead)
-    names = rounds.get(str(lead["round"]), {"name": f"Round {lead['round']}", "segment": "Segment"})
-    who = f"Group {groups[0]}" if len(groups) == 1 else f"Groups {' and '.join(groups)}"
-    return f"{names['name']} \u00b7 {who} \u00b7 {names['segment']} {lead['segment']}"
+    names = _round_names(rounds, lead["round"])
+    if len(groups) == 1:
+        who = _("Group {group}").format(group=groups[0])
+    else:
+        who = _("Groups {first} and {last}").format(first=", ".join(groups[:-1]), last=groups[-1])
+    segment = segment_word(names["segment"], lead["segment"])
+    return f"{names['name']} \u00b7 {who} \u00b7 {segment}"
 
 
 def clock_view(
@@ -125,7 +192,7 @@ def clock_view(
     """The clock of a session (the tables that share a segment, a start and a deadline:
     most of them) or of one table, at the server time `now` (rules CL-1 to CL-6)."""
     if not rows:
-        return {"title": "", "time": format_clock(None), "note": "No clock"}
+        return {"title": "", "time": format_clock(None), "note": _("No clock")}
     shared = Counter(_session_key(row) for row in rows).most_common(1)[0][0]
     session = [row for row in rows if _session_key(row) == shared]
     lead = session[0]
@@ -135,28 +202,29 @@ def clock_view(
         None,
     )
     if break_ends:
-        return {"title": title, "time": _left(break_ends, now), "note": "Break"}
+        return {"title": title, "time": _left(break_ends, now), "note": _("Break")}
     if all(row["phase"] in DONE for row in session):
-        return {"title": title, "time": format_clock(None), "note": "All finished"}
+        return {"title": title, "time": format_clock(None), "note": _("All finished")}
     if lead["starts_at"] and seconds_until(lead["starts_at"], now) > 0:
-        return {"title": title, "time": _left(lead["starts_at"], now), "note": "Starts in"}
+        return {"title": title, "time": _left(lead["starts_at"], now), "note": _("Starts in")}
     if lead["deadline"] and not all(row["play_all"] for row in session):
         if seconds_until(lead["deadline"], now) > 0:
-            return {"title": title, "time": _left(lead["deadline"], now), "note": "To play"}
+            return {"title": title, "time": _left(lead["deadline"], now), "note": _("To play")}
         playing = sum(1 for row in session if row["phase"] == "overtime")
-        note = f"Time \u00b7 {playing} playing on" if playing else "Time"
+        note = _("Time · {count} playing on").format(count=playing) if playing else _("Time")
         return {"title": title, "time": format_clock(0), "note": note}
     if points:
         # rule AA-23: an Ari Ari game has no planned number of hands (its clock's 100 is the
         # cap): the games still being played are what is left
         over = sum(1 for row in session if row["phase"] in DONE)
-        return {"title": title, "time": NO_LIMIT, "note": f"{over} of {len(session)} games over"}
+        note = _("{over} of {count} games over").format(over=over, count=len(session))
+        return {"title": title, "time": no_limit(), "note": note}
     # rules CL-1, CL-3a, PN-2: no limit: the hands are the clock
     hands = min(row["hands_completed"] for row in session)
     return {
         "title": title,
         "time": f"{hands}/{lead['planned_hands']}",
-        "note": "Hands \u00b7 no time limit",
+        "note": _("Hands · no time limit"),
     }
 
 
@@ -173,7 +241,7 @@ def table_clock(
         return ""
     view = clock_view([row], now, rounds, points)
     # rule AA-23: an Ari Ari game without a limit has no count of hands to show either
-    return "" if points and view["time"] == NO_LIMIT else view["time"]
+    return "" if points and view["time"] == no_limit() else view["time"]
 
 
 def _session_key(row: ClockRow) -> tuple[int, str | None, str | None]:
@@ -199,8 +267,9 @@ def seat_view(
         seats.append(
             {
                 "seat": seat,
+                "wind": seat_word(seat),
                 "player": player,
-                "name": who.get(player, {}).get("name") or player,
+                **shown_names(who.get(player), player),
                 "country": who.get(player, {}).get("country") or "",
                 "total": on_screen(feeds.total_shown(standing, points=points))
                 if standing
@@ -223,15 +292,19 @@ def _signed(points: int, separators: bool = False) -> str:
 
 def hand_note(table: TableState | UnseatedTable, points: bool = False) -> str:
     if table["segment"] is None:
-        return "0 hands played"
+        return hands_played(0)
     # rule AA-23: an Ari Ari game plans no number of hands (its clock's 100 is the cap)
     clock = table["clock"]
     planned = None if points or clock is None else clock["planned_hands"]
     if table["next_hand"] is not None:
-        return (
-            f"Hand {table['next_hand']} of {planned}" if planned else f"Hand {table['next_hand']}"
-        )
-    return f"{len(table['hands'])} hands played"
+        if planned:
+            return _("Hand {hand} of {planned}").format(hand=table["next_hand"], planned=planned)
+        return _("Hand {hand}").format(hand=table["next_hand"])
+    return hands_played(len(table["hands"]))
+
+
+def hands_played(count: int) -> str:
+    return i18n.ngettext("{count} hand played", "{count} hands played", count).format(count=count)
 
 
 def player_view(
@@ -247,26 +320,45 @@ def player_view(
         "total": on_screen(feeds.total_shown(standing, points=points)) if standing else "\u2013",
         "to_cut": to_cut or "\u2013",
         "cut_note": _cut_note(standing),
-        "seat": f"Table {seat['table']} \u00b7 {seat['seat'].title()}" if seat else "\u2013",
+        "seat": _seat(seat) if seat else "\u2013",
     }
+
+
+def _seat(seat: Mapping[str, Any]) -> str:
+    return _("Table {table} · {seat}").format(table=seat["table"], seat=seat_word(seat["seat"]))
 
 
 def _cut_note(standing: StandingRowData | None) -> str:
     if not standing or standing["above_cut"] is None:
         return ""
-    if standing["status"] in ("advanced", "eliminated"):
-        return str(standing["status"]).title()
-    return "above the cut" if standing["above_cut"] else "to make the cut"
+    if standing["status"] == "advanced":
+        return _("Advanced")
+    if standing["status"] == "eliminated":
+        return _("Eliminated")
+    return _("above the cut") if standing["above_cut"] else _("to make the cut")
 
 
 # -- pages ------------------------------------------------------------------------------
 
 
+def _names(tournament: Tournament) -> dict[str, dict[str, str | None]]:
+    """Every registered player's name, country and name in their own script by id."""
+    return {
+        str(player): {
+            "name": registered.name,
+            "country": registered.country,
+            "local_name": registered.local_name,
+            "local_lang": name_language(registered.local_name, registered.country),
+        }
+        for player, registered in tournament.players.items()
+    }
+
+
 def _rounds(tournament: Tournament) -> dict[str, dict[str, str]]:
     return {
         str(fmt.number): {
-            "name": "Final" if fmt.advance is None else f"Round {fmt.number}",
-            "segment": fmt.segment_kind.title(),
+            "name": _("Final") if fmt.advance is None else round_word(fmt.number),
+            "segment": fmt.segment_kind.title(),  # its word with the number: segment_word
         }
         for fmt in tournament.format.rounds
     }
@@ -281,6 +373,7 @@ def _page(
     bg: str | None,
     options: dict[str, Any],
     check: Callable[[Tournament], None] | None = None,
+    names: str | None = None,
 ) -> HTMLResponse:
     now = store.clock()
 
@@ -292,7 +385,7 @@ def _page(
             "tournament": tournament.name,
             "version": version,
             "states": {channel: states.of(channel) for channel in channels},
-            "names": feeds.names(tournament),
+            "names": _names(tournament),
             "rounds": _rounds(tournament),
             "ariari": feeds.is_ariari(tournament),
         }
@@ -303,6 +396,7 @@ def _page(
         "kind": kind,
         "channels": channels,
         "server_time": format_time(now),
+        "both_names": names == "both",
         **options,
         **data,
     }
@@ -336,7 +430,8 @@ def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]
     if kind == "player":
         player = states[f"player:{config['player']}"]
         shown = player_view(player, states["clocks"]["tables"], points)
-        return {"player": player, "shown": shown}
+        named = shown_names(who.get(str(config["player"])), str(config["player"]))
+        return {"player": player, "shown": shown, "named": named}
     if kind == "table":
         table = states[f"table:{config['table']}"]
         return {
@@ -362,15 +457,20 @@ def top(
     store: StoreDep,
     n: Annotated[int, Query(ge=1, le=16)] = feeds.TOP,
     bg: Background = None,
+    names: BothNames = None,
 ) -> HTMLResponse:
-    return _page(request, store, tournament_id, "top", ["standings"], bg, {"n": n})
+    return _page(request, store, tournament_id, "top", ["standings"], bg, {"n": n}, names=names)
 
 
 @router.get("/{tournament_id}/cut", response_class=HTMLResponse)
 def cut(
-    request: Request, tournament_id: TournamentId, store: StoreDep, bg: Background = None
+    request: Request,
+    tournament_id: TournamentId,
+    store: StoreDep,
+    bg: Background = None,
+    names: BothNames = None,
 ) -> HTMLResponse:
-    return _page(request, store, tournament_id, "cut", ["standings"], bg, {})
+    return _page(request, store, tournament_id, "cut", ["standings"], bg, {}, names=names)
 
 
 @router.get("/{tournament_id}/player/{player_id}", response_class=HTMLResponse)
@@ -380,15 +480,15 @@ def player(
     player_id: str,
     store: StoreDep,
     bg: Background = None,
+    names: BothNames = None,
 ) -> HTMLResponse:
     def registered(tournament: Tournament) -> None:
         if player_id not in feeds.names(tournament):
             raise NotFound(f"player {player_id!r} is not registered in this tournament")
 
     channels = [f"player:{player_id}", "clocks"]
-    return _page(
-        request, store, tournament_id, "player", channels, bg, {"player": player_id}, registered
-    )
+    options = {"player": player_id}
+    return _page(request, store, tournament_id, "player", channels, bg, options, registered, names)
 
 
 @router.get("/{tournament_id}/table/{table}", response_class=HTMLResponse)
@@ -398,9 +498,11 @@ def table(
     table: TableNumber,
     store: StoreDep,
     bg: Background = None,
+    names: BothNames = None,
 ) -> HTMLResponse:
     channels = [f"table:{table}", "standings"]
-    return _page(request, store, tournament_id, "table", channels, bg, {"table": table})
+    options = {"table": table}
+    return _page(request, store, tournament_id, "table", channels, bg, options, names=names)
 
 
 @router.get("/{tournament_id}/clock", response_class=HTMLResponse)
