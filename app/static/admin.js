@@ -8,6 +8,7 @@
 
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 import { prizeAmounts, runLimited } from "/static/admin/pure.js";
+import { formatTime, language, t, tn } from "/static/i18n.js";
 
 const TOKEN_KEY = "wsom.adminToken";
 const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
@@ -60,12 +61,24 @@ function nameOf(player) {
   return registered ? `${registered.name} (${player})` : String(player);
 }
 
-const names = (players) => players.map(nameOf).join(", ");
+const names = (players) => players.map(nameOf).join(t(", "));
 
 function activity(text, ok = true) {
-  const time = new Date().toLocaleTimeString();
+  const time = new Date().toLocaleTimeString(language === "en-XA" ? "en" : language);
   $("#activity").prepend(el("li", { class: ok ? null : "failed" }, `${time} · ${text}`));
 }
+
+// A translated sentence with elements in it (a seed in its own span): each `{name}` whose
+// value is a node becomes that node, so the words around it keep the language's order.
+function sentence(message, nodes) {
+  return message.split(/(\{[a-z_]+\})/).map((piece) => {
+    const name = /^\{([a-z_]+)\}$/.exec(piece)?.[1];
+    return name && name in nodes ? nodes[name] : piece;
+  });
+}
+
+// "what: problem", the colon as the language writes it.
+const failed = (what, problem) => t("{what}: {problem}", { what, problem });
 
 // -- the API -----------------------------------------------------------------------------
 
@@ -89,15 +102,17 @@ async function request(path, { method = "GET", json, content, type, auth = true 
   try {
     response = await fetch(path, { method, headers, body, cache: "no-store" });
   } catch (error) {
-    throw new Error(`the server did not answer (${error.message})`, { cause: error });
+    throw new Error(t("the server did not answer ({problem})", { problem: error.message }), {
+      cause: error,
+    });
   }
   if (!response.ok) {
     const problem = await response.json().catch(() => null);
     if (response.status === 401 && auth) {
-      signOut("The server refused the admin token. Enter it again.");
+      signOut(t("The server refused the admin token. Enter it again."));
     }
     // The server's detail names the field and the rule (app/web/errors.py).
-    throw new Error(problem?.detail ?? `the server answered ${response.status}`);
+    throw new Error(problem?.detail ?? t("the server answered {status}", { status: response.status }));
   }
   return response;
 }
@@ -155,7 +170,7 @@ function onSubmit(id, handler, { changes = true } = {}) {
       await handler(new FormData(form), /** @type {HTMLButtonElement | null} */ (event.submitter)?.value ?? "", form);
     } catch (error) {
       problem.textContent = error.message;
-      activity(`${form.dataset.label}: ${error.message}`, false);
+      activity(failed(form.dataset.label, error.message), false);
       return;
     } finally {
       form.inert = false;
@@ -165,7 +180,8 @@ function onSubmit(id, handler, { changes = true } = {}) {
 }
 
 // A reload that fails says so in the activity list: the change itself went through.
-const reload = () => refresh().catch((error) => activity(`Reloading: ${error.message}`, false));
+const reload = () =>
+  refresh().catch((error) => activity(failed(t("Reloading"), error.message), false));
 
 const text = (data, name) => String(data.get(name) ?? "").trim();
 const integer = (data, name) => Number.parseInt(text(data, name), 10);
@@ -208,11 +224,18 @@ function wireForms() {
       try {
         format = JSON.parse(text(data, "format_json"));
       } catch (error) {
-        throw new Error(`the format is not valid JSON: ${error.message}`, { cause: error });
+        throw new Error(t("the format is not valid JSON: {problem}", { problem: error.message }), {
+          cause: error,
+        });
       }
     }
-    const created = await post("/api/tournaments", { name: text(data, "name"), format });
-    activity(`Created tournament ${created.id}, ${text(data, "name")}`);
+    const chosen = text(data, "language"); // none: the server's default
+    const created = await post("/api/tournaments", {
+      name: text(data, "name"),
+      format,
+      ...(chosen ? { language: chosen } : {}),
+    });
+    activity(t("Created tournament {id}, {name}", { id: created.id, name: text(data, "name") }));
     form.reset();
     $("#format-kind").dispatchEvent(new Event("change")); // the preset's fields again
     $("#create").open = false;
@@ -233,43 +256,47 @@ function wireForms() {
       );
     } catch {
       $("#players-text").value = "";
-      problem.textContent =
-        `${file.name} is not UTF-8 text, so its accented and CJK names would be garbled: ` +
-        "save it again as “CSV UTF-8” (Excel: File › Save as) and choose it again";
-      activity(`Players: ${problem.textContent}`, false);
+      problem.textContent = t(
+        "{file} is not UTF-8 text, so its accented and CJK names would be garbled: save it " +
+          "again as “CSV UTF-8” (Excel: File › Save as) and choose it again",
+        { file: file.name },
+      );
+      activity(failed(t("Players"), problem.textContent), false);
       event.target.value = "";
     }
   });
 
   onSubmit("players-form", async (data, _, form) => {
     const body = text(data, "text");
-    if (!body) throw new Error("paste a CSV or choose a file first");
+    if (!body) throw new Error(t("paste a CSV or choose a file first"));
     let answer;
     if (body.startsWith("[")) {
       let players;
       try {
         players = JSON.parse(body);
       } catch (error) {
-        throw new Error(`the list is not valid JSON: ${error.message}`, { cause: error });
+        throw new Error(t("the list is not valid JSON: {problem}", { problem: error.message }), {
+          cause: error,
+        });
       }
       answer = await post(api("/players"), players);
     } else {
       const csv = { method: "POST", content: body, type: "text/csv" };
       answer = await getJSON(api("/players.csv"), csv);
     }
-    activity(`Registered ${answer.lines.length} players`);
+    activity(tn("Registered {count} player", "Registered {count} players", answer.lines.length));
     form.reset();
   });
 
   onSubmit("prizes-form", async (data) => {
     const amounts = prizeAmounts(text(data, "amounts"));
     await post(api("/prizes"), { amounts });
-    activity(`Prizes set for ${amounts.length} places`);
+    activity(tn("Prizes set for {count} place", "Prizes set for {count} places", amounts.length));
   });
 
   onSubmit("rate-form", async (data) => {
     await post(api("/carry-over-rate"), { rate: text(data, "rate") });
-    activity(`Round 1 → 2 carry-over rate set to ${text(data, "rate")}`);
+    activity(t("Round 1 → 2 carry-over rate set to {rate}", { rate: text(data, "rate") }));
   });
 
   onSubmit("draw-form", async (data) => {
@@ -278,16 +305,22 @@ function wireForms() {
     const redraw = Boolean(view.state.draw);
     if (redraw && !data.get("redraw")) {
       // every seat changes: slips printed from the draw it replaces are wrong
-      throw new Error("tick “replace the draw” to redraw: every seat changes, print new slips");
+      throw new Error(t("tick “replace the draw” to redraw: every seat changes, print new slips"));
     }
     // A redraw names the draw it replaces: the server refuses it if another console has
     // drawn the round meanwhile, or drawn it again (rule SE-1).
     const body = { ...(seed ? { seed } : {}), ...(redraw ? { replaces: view.state.draw.seed } : {}) };
     const drawn = await post(api(`/rounds/${round}/draw`), body);
+    const values = {
+      round: drawn.round,
+      seed: seed ? drawn.seed : t("{seed} (drawn by the server)", { seed: drawn.seed }),
+      seatings: drawn.seatings.length,
+      repeats: drawn.repeats,
+    };
     activity(
-      `Round ${drawn.round} ${redraw ? "redrawn" : "drawn"} with seed ${drawn.seed}` +
-        `${seed ? "" : " (drawn by the server)"}: ` +
-        `${drawn.seatings.length} seatings, ${drawn.repeats} unavoidable repeat meetings`,
+      redraw
+        ? t("Round {round} redrawn with seed {seed}: {seatings} seatings, {repeats} unavoidable repeat meetings", values)
+        : t("Round {round} drawn with seed {seed}: {seatings} seatings, {repeats} unavoidable repeat meetings", values),
     );
     $("#slips-round").value = drawn.round;
   });
@@ -298,7 +331,7 @@ function wireForms() {
     if (as === "csv") {
       const response = await request(`${path}.csv`);
       download(await response.blob(), `slips-${view.tid}-round-${round}.csv`);
-      activity(`Slips of round ${round} downloaded as CSV`);
+      activity(t("Slips of round {round} downloaded as CSV", { round }));
       return;
     }
     // Opened now, inside the click: a window opened after the fetch may be blocked.
@@ -308,10 +341,11 @@ function wireForms() {
       const url = blobUrl("slips", await response.blob());
       if (opened) opened.location.href = url;
       $("#slips-link").replaceChildren(
-        el("a", { href: url, target: "_blank" }, `Slips of round ${round}`),
-        " (open again to print)",
+        ...sentence(t("{slips} (open again to print)"), {
+          slips: el("a", { href: url, target: "_blank" }, t("Slips of round {round}", { round })),
+        }),
       );
-      activity(`Slips of round ${round} opened for printing`);
+      activity(t("Slips of round {round} opened for printing", { round }));
     } catch (error) {
       opened?.close();
       throw error;
@@ -326,28 +360,37 @@ function wireForms() {
     const { act, segment, group } = button.dataset;
     const body = { round: currentRound(), segment: Number(segment) };
     if (group) body.group = group;
-    const where = `segment ${segment}${group ? ` of group ${group}` : ""}, round ${body.round}`;
+    const where = group
+      ? t("segment {segment} of group {group}, round {round}", { segment, group, round: body.round })
+      : t("segment {segment}, round {round}", { segment, round: body.round });
     if (act === "close") {
       // A closed segment is never reopened (rule CL-3): its tables take no new deal or hand.
       const shown = view.state.segments.find(
         (s) => s.segment === Number(segment) && (s.group ?? "") === group,
       );
       const notStarted = shown && shown.state !== "running";
-      const question =
-        `Close ${where}? Its tables take no new deal or hand from now on, and it cannot be ` +
-        "reopened." +
-        (notStarted ? ` It has not started (${shown.state}): its tables would never play it.` : "");
+      const question = notStarted
+        ? t(
+            "Close {where}? Its tables take no new deal or hand from now on, and it cannot be " +
+              "reopened. It has not started ({state}): its tables would never play it.",
+            { where, state: segmentState(shown.state) },
+          )
+        : t(
+            "Close {where}? Its tables take no new deal or hand from now on, and it cannot be " +
+              "reopened.",
+            { where },
+          );
       if (!window.confirm(question)) return;
     }
     button.disabled = true;
     try {
       await post(api(`/segments/${act}`), body);
-      activity(act === "open" ? `Opened ${where}: its clocks run` : `Closed ${where}`);
+      activity(act === "open" ? t("Opened {where}: its clocks run", { where }) : t("Closed {where}", { where }));
       await reload();
     } catch (error) {
       button.disabled = false;
       problem.textContent = error.message;
-      activity(`${where}: ${error.message}`, false);
+      activity(failed(where, error.message), false);
     }
   });
 
@@ -359,13 +402,16 @@ function wireForms() {
     };
     if (view.state.groups.length) body.group = text(data, "group");
     await post(api("/schedule"), body);
-    const group = body.group ? ` of group ${body.group}` : "";
-    activity(`Segment ${body.segment}${group} scheduled to start at ${body.start}`);
+    activity(
+      body.group
+        ? t("Segment {segment} of group {group} scheduled to start at {start}", body)
+        : t("Segment {segment} scheduled to start at {start}", body),
+    );
   });
 
   onSubmit("penalty-form", async (data) => {
     const player = view.names.get(text(data, "player"))?.id;
-    if (player === undefined) throw new Error("choose a player");
+    if (player === undefined) throw new Error(t("choose a player"));
     const points = integer(data, "points");
     await post(api("/penalties"), {
       round: currentRound(),
@@ -373,7 +419,13 @@ function wireForms() {
       points,
       reason: text(data, "reason"),
     });
-    activity(`Penalty ${points} for ${nameOf(player)}: ${text(data, "reason")}`);
+    activity(
+      t("Penalty {points} for {player}: {reason}", {
+        points,
+        player: nameOf(player),
+        reason: text(data, "reason"),
+      }),
+    );
   });
 
   onSubmit("extension-form", async (data) => {
@@ -384,7 +436,7 @@ function wireForms() {
       minutes: integer(data, "minutes"),
     };
     await post(api("/extensions"), body);
-    activity(`Table ${body.table}, segment ${body.segment}: ${body.minutes} more minutes`);
+    activity(t("Table {table}, segment {segment}: {minutes} more minutes", body));
   });
 
   onSubmit("play-all-form", async (data) => {
@@ -395,7 +447,7 @@ function wireForms() {
       reason: text(data, "reason"),
     };
     await post(api("/play-all"), body);
-    activity(`Table ${body.table}, segment ${body.segment} plays every hand: ${body.reason}`);
+    activity(t("Table {table}, segment {segment} plays every hand: {reason}", body));
   });
 
   const overrideForm = $("#override-form");
@@ -421,8 +473,17 @@ function wireForms() {
     };
     if (body.type === "deal") body.hand = integer(data, "hand");
     await post(api("/overrides"), body);
-    const what = body.type === "deal" ? `the deal of hand ${body.hand}` : "an early start";
-    activity(`Head judge: table ${body.table}, segment ${body.segment}, ${what} at ${body.time}: ${body.reason}`);
+    const what =
+      body.type === "deal" ? t("the deal of hand {hand}", { hand: body.hand }) : t("an early start");
+    activity(
+      t("Head judge: table {table}, segment {segment}, {what} at {time}: {reason}", { ...body, what }),
+    );
+  });
+
+  onSubmit("language-form", async (data) => {
+    const chosen = text(data, "language");
+    await post(api("/language"), { language: chosen });
+    activity(t("The pages' default language is now {language}", { language: languageName(chosen) }));
   });
 
   onSubmit("links-form", async (data) => {
@@ -434,7 +495,14 @@ function wireForms() {
     const how = { revoke_earlier: data.get("replace") === "on" };
     if (text(data, "expires")) how.expires_at = isoTime(data, "expires");
     await runLimited(tables, TOKEN_REQUESTS_AT_ONCE, (table) => issueToken(table, how));
-    activity(`Judges' tokens issued for table${tables.length > 1 ? "s" : ""} ${tables.join(", ")}`);
+    activity(
+      tn(
+        "Judges' tokens issued for table {tables}",
+        "Judges' tokens issued for tables {tables}",
+        tables.length,
+        { tables: tables.join(t(", ")) },
+      ),
+    );
     await loadLiveTokens();
   }, { changes: false });
 
@@ -445,7 +513,11 @@ function wireForms() {
     const answer = await getJSON(path, { method: "DELETE" });
     for (const token of answer.revoked) dropCard(token.id);
     const ids = answer.revoked.map((token) => token.id);
-    activity(`Revoked ${ids.length} table token${ids.length === 1 ? "" : "s"} (${ids.join(", ")})`);
+    activity(
+      tn("Revoked {count} table token ({ids})", "Revoked {count} table tokens ({ids})", ids.length, {
+        ids: ids.join(t(", ")),
+      }),
+    );
     await loadLiveTokens();
   }, { changes: false });
   $("#print-tokens").addEventListener("click", printTokenCards);
@@ -472,9 +544,9 @@ function wireForms() {
     if (!$("#end-unfinished").hidden) {
       // The server refuses this round end without both (it lists the tables again).
       if (!data.get("confirm_unfinished")) {
-        throw new Error("tick the box to end the round with these tables as they are");
+        throw new Error(t("tick the box to end the round with these tables as they are"));
       }
-      if (!text(data, "reason")) throw new Error("give the reason, for the log");
+      if (!text(data, "reason")) throw new Error(t("give the reason, for the log"));
       Object.assign(body, { confirm_unfinished: true, reason: text(data, "reason") });
     }
     const ended = await post(api(`/rounds/${round}/end`), body);
@@ -483,12 +555,17 @@ function wireForms() {
     showRoundEnd(ended);
     view.shownRound = ended.round;
     view.shownStandings = ended.standings;
+    const done = ended.reason
+      ? t("Round {round} ended with {count} table(s) unfinished: {reason}", {
+          round: ended.round,
+          count: ended.unfinished.length,
+          reason: ended.reason,
+        })
+      : t("Round {round} ended", { round: ended.round });
     activity(
-      `Round ${ended.round} ended` +
-        (ended.reason
-          ? ` with ${ended.unfinished.length} table(s) unfinished: ${ended.reason}`
-          : "") +
-        (ended.draw_seed ? `; the draw at the cut used seed ${ended.draw_seed}` : ""),
+      ended.draw_seed
+        ? t("{ended}; the draw at the cut used seed {seed}", { ended: done, seed: ended.draw_seed })
+        : done,
     );
   });
 
@@ -496,15 +573,15 @@ function wireForms() {
     if (what === "log") {
       const response = await request(api("/log"), { auth: false });
       download(await response.blob(), `tournament-${view.tid}.jsonl`);
-      activity("Log downloaded (JSON Lines)");
+      activity(t("Log downloaded (JSON Lines)"));
     } else {
       const response = await request(`/admin/${view.tid}/results.csv`);
       download(await response.blob(), `results-${view.tid}.csv`);
-      activity("Results downloaded as CSV");
+      activity(t("Results downloaded as CSV"));
     }
   }, { changes: false });
 
-  $("#sign-out").addEventListener("click", () => signOut("Signed out."));
+  $("#sign-out").addEventListener("click", () => signOut(t("Signed out.")));
   window.addEventListener("popstate", () => location.reload());
 }
 
@@ -531,9 +608,13 @@ async function loadTournamentList() {
   const listed = await getJSON("/api/tournaments", { auth: false });
   const pick = $("#pick");
   pick.replaceChildren(
-    el("option", { value: "" }, listed.length ? "choose…" : "no tournament yet"),
-    ...listed.map((t) =>
-      el("option", { value: t.id, selected: t.id === view.tid }, `${t.id} · ${t.name}`),
+    el("option", { value: "" }, listed.length ? t("choose…") : t("no tournament yet")),
+    ...listed.map((shown) =>
+      el(
+        "option",
+        { value: shown.id, selected: shown.id === view.tid, translate: "no" },
+        `${shown.id} · ${shown.name}`,
+      ),
     ),
   );
 }
@@ -578,7 +659,7 @@ async function openTournament(tid, push) {
       const badge = $("#feed-status");
       badge.hidden = false;
       badge.className = `feed status-${status}`;
-      badge.textContent = `feed ${status}`;
+      badge.textContent = FEED_STATUS[status]?.() ?? status;
     },
   }).connect();
 }
@@ -606,7 +687,7 @@ function refreshSoon() {
   if (view.refreshTimer !== null) return;
   view.refreshTimer = setTimeout(() => {
     view.refreshTimer = null;
-    refresh().catch((error) => activity(`Reloading: ${error.message}`, false));
+    refresh().catch((error) => activity(failed(t("Reloading"), error.message), false));
   }, REFRESH_AFTER_MS);
 }
 
@@ -632,19 +713,90 @@ async function loadStandings() {
   renderStandings();
 }
 
+// -- the tournament's words, in the page's language ------------------------------------------
+
+// LiveFeed's statuses (live.js)
+const FEED_STATUS = {
+  connecting: () => t("feed connecting"),
+  live: () => t("feed live"),
+  stale: () => t("feed stale"),
+  offline: () => t("feed offline"),
+};
+
+// ConsoleSegment's states (app/web/admin_pages.py)
+const SEGMENT_STATES = {
+  "not opened": () => t("not opened"),
+  scheduled: () => t("scheduled"),
+  running: () => t("running"),
+  closed: () => t("closed"),
+};
+const segmentState = (state) => SEGMENT_STATES[state]?.() ?? state;
+
+// A table clock's phases (app/domain/clocks.py)
+const PHASES = {
+  not_started: () => t("not started"),
+  running: () => t("running"),
+  overtime: () => t("overtime"),
+  finished_short: () => t("finished short"),
+  finished: () => t("finished"),
+  break: () => t("break"),
+};
+
+// A standing's status (app/domain/standings.py)
+const STATUSES = {
+  advanced: () => t("advanced"),
+  eliminated: () => t("eliminated"),
+  playing: () => t("playing"),
+  finished: () => t("finished"),
+};
+
+// "3 halves", "1 game": a count of a round's segments, of its kind (rule FM-1).
+function segmentCount(kind, count) {
+  if (kind === "half") return tn("{count} half", "{count} halves", count);
+  if (kind === "quarter") return tn("{count} quarter", "{count} quarters", count);
+  if (kind === "session") return tn("{count} session", "{count} sessions", count);
+  if (kind === "game") return tn("{count} game", "{count} games", count);
+  return tn("{count} segment", "{count} segments", count);
+}
+
+// "3 table halves": a count of tables' segments that have not played out.
+function tableSegments(kind, count) {
+  if (kind === "half") return tn("{count} table half", "{count} table halves", count);
+  if (kind === "quarter") return tn("{count} table quarter", "{count} table quarters", count);
+  if (kind === "session") return tn("{count} table session", "{count} table sessions", count);
+  if (kind === "game") return tn("{count} table game", "{count} table games", count);
+  return tn("{count} table segment", "{count} table segments", count);
+}
+
+// "Half 3", "Game 2": one segment of the current round by its kind.
+function segmentName(kind, segment) {
+  if (kind === "half") return t("Half {segment}", { segment });
+  if (kind === "quarter") return t("Quarter {segment}", { segment });
+  if (kind === "session") return t("Session {segment}", { segment });
+  if (kind === "game") return t("Game {segment}", { segment });
+  return t("Segment {segment}", { segment });
+}
+
 // -- rendering -------------------------------------------------------------------------------
 
 function renderTournament() {
   const { summary } = view;
   $("#tournament-title").textContent = summary.name;
-  $("#version").textContent = `version ${summary.version}`;
+  $("#version").textContent = t("version {version}", { version: summary.version });
+  $("#language-pick").value = view.state.language;
   $("#summary").hidden = false;
   $("#tournament-steps").hidden = false;
   $("#facts").replaceChildren(
     ...[
-      ["Format", summary.format],
-      ["Players", `${summary.players} registered`],
-      ["Round", summary.complete ? "the tournament is complete" : `round ${summary.current_round}`],
+      [t("Format"), el("span", { translate: "no" }, summary.format)],
+      [t("Players"), tn("{count} registered", "{count} registered", summary.players)],
+      [
+        t("Round"),
+        summary.complete
+          ? t("the tournament is complete")
+          : t("round {round}", { round: summary.current_round }),
+      ],
+      [t("Language"), el("span", { lang: view.state.language }, languageName(view.state.language))],
     ].flatMap(([term, value]) => [el("dt", {}, term), el("dd", {}, value)]),
   );
   $("#rounds tbody").replaceChildren(
@@ -652,12 +804,19 @@ function renderTournament() {
       el(
         "tr",
         { class: r.round === summary.current_round ? "current" : null },
-        el("td", {}, r.advance === null ? `${r.round} (final)` : r.round),
-        el("td", {}, `${r.segments} ${plural(r.segment_kind, r.segments)}`,
+        el("td", {}, r.advance === null ? t("{round} (final)", { round: r.round }) : r.round),
+        el(
+          "td",
+          {},
           // an Ari Ari game ends by its rules, not after a number of hands (rule AA-12)
-          r.segment_kind === "game" ? "" : ` × ${r.hands_per_segment} hands`),
+          r.segment_kind === "game"
+            ? segmentCount(r.segment_kind, r.segments)
+            : tn("{segments} × {count} hand", "{segments} × {count} hands", r.hands_per_segment, {
+                segments: segmentCount(r.segment_kind, r.segments),
+              }),
+        ),
         el("td", { class: "num" }, r.advance ?? "–"),
-        el("td", {}, r.ended ? "ended" : r.begun ? "being played" : "–"),
+        el("td", {}, r.ended ? t("ended") : r.begun ? t("being played") : "–"),
       ),
     ),
   );
@@ -669,13 +828,17 @@ function renderTournament() {
   renderTokenTables();
   renderLinkChoices();
   renderRoundChoices();
-  $("#end-arm").textContent = `End round ${summary.current_round}…`;
-  $("#end-button").textContent = `End round ${summary.current_round}`;
+  $("#end-arm").textContent = t("End round {round}…", { round: summary.current_round });
+  $("#end-button").textContent = t("End round {round}", { round: summary.current_round });
   $("#end-arm").disabled = summary.complete;
   $("#results-page").href = `/admin/${view.tid}/results`;
 }
 
-const plural = (kind, count) => (count === 1 ? kind : kind === "half" ? "halves" : `${kind}s`);
+// The language switch's names (language_switch.html): each language named in itself.
+function languageName(tag) {
+  const option = $(`#language-pick option[value="${tag}"]`);
+  return option ? option.textContent : tag;
+}
 
 function renderPlayers() {
   const players = view.state.players;
@@ -683,11 +846,14 @@ function renderPlayers() {
   const groups = {};
   for (const player of players) groups[player.group] = (groups[player.group] ?? 0) + 1;
   const byGroup = Object.entries(groups)
-    .map(([group, count]) => `group ${group} ${count}`)
-    .join(", ");
+    .map(([group, count]) => t("group {group} {count}", { group, count }))
+    .join(t(", "));
+  const registered = tn("{count} registered", "{count} registered", players.length);
   $("#players-count").textContent = players.length
-    ? `${players.length} registered${grouped ? `: ${byGroup}` : ""}`
-    : "Nobody is registered yet.";
+    ? grouped
+      ? t("{registered}: {groups}", { registered, groups: byGroup })
+      : registered
+    : t("Nobody is registered yet.");
   $("#players-no-group").hidden = grouped;
   $("#players-text").placeholder = grouped
     ? "id,name,group,country,substitute,local_name\n1,Takeshi Yamada,A,JP,,山田 剛\n2,Bram de Vries,B,NL,,"
@@ -697,12 +863,12 @@ function renderPlayers() {
       el(
         "tr",
         {},
-        el("td", {}, p.id),
-        el("td", {}, p.name),
-        el("td", {}, p.local_name ?? ""),
-        el("td", {}, grouped ? p.group : "–"),
-        el("td", {}, p.country ?? ""),
-        el("td", {}, p.substitute ? "substitute" : ""),
+        el("td", { translate: "no" }, p.id),
+        el("td", { translate: "no" }, p.name),
+        el("td", { translate: "no" }, p.local_name ?? ""),
+        el("td", { translate: "no" }, grouped ? p.group : "–"),
+        el("td", { translate: "no" }, p.country ?? ""),
+        el("td", {}, p.substitute ? t("substitute") : ""),
       ),
     ),
   );
@@ -711,10 +877,11 @@ function renderPlayers() {
 function renderMoney() {
   const { prizes, round_one_rate: rate, rate_locked: locked } = view.state;
   $("#prizes-now").textContent = prizes.length
-    ? `Now: ${prizes.map((amount, i) => `${i + 1}. ${amount}`).join(" · ")}`
-    : "No prize table yet.";
-  const why = locked ? ": locked, round 1 has started (rule SC-3)" : "";
-  $("#rate-now").textContent = `Now ${rate}${why}.`;
+    ? t("Now: {prizes}", { prizes: prizes.map((amount, i) => `${i + 1}. ${amount}`).join(" · ") })
+    : t("No prize table yet.");
+  $("#rate-now").textContent = locked
+    ? t("Now {rate}: locked, round 1 has started (rule SC-3).", { rate })
+    : t("Now {rate}.", { rate });
 }
 
 // The server refuses a draw without a full table of players, and a redraw once the round
@@ -722,30 +889,48 @@ function renderMoney() {
 function renderDraw() {
   const { draw, round, draw_refused: refused } = view.state;
   const button = $("#draw-button");
-  button.textContent = draw ? `Redraw round ${round}` : `Draw round ${round}`;
+  button.textContent = draw ? t("Redraw round {round}", { round }) : t("Draw round {round}", { round });
   button.disabled = Boolean(refused);
   button.title = refused ?? "";
   const earlier = draw?.superseded.length
-    ? ` It replaced the draw${draw.superseded.length > 1 ? "s" : ""} with seed ` +
-      `${draw.superseded.join(", ")}, which the log keeps.`
-    : "";
+    ? [
+        " ",
+        tn(
+          "It replaced the draw with seed {seeds}, which the log keeps.",
+          "It replaced the draws with seed {seeds}, which the log keeps.",
+          draw.superseded.length,
+          { seeds: draw.superseded.join(t(", ")) },
+        ),
+      ]
+    : [];
   $("#draw-now").replaceChildren(
     draw
       ? el(
           "span",
           { class: "ok" },
-          `Round ${round} is drawn: seed `,
-          el("span", { class: "seed" }, draw.seed),
-          `, ${draw.repeats} unavoidable repeat meetings (rule SE-2).${earlier}`,
-          refused ? "" : " It can be redrawn until its first deal or hand: print the slips after.",
+          ...sentence(
+            t("Round {round} is drawn: seed {seed}, {repeats} unavoidable repeat meetings (rule SE-2).", {
+              round,
+              repeats: draw.repeats,
+            }),
+            { seed: el("span", { class: "seed", translate: "no" }, draw.seed) },
+          ),
+          ...earlier,
+          refused
+            ? ""
+            : [" ", t("It can be redrawn until its first deal or hand: print the slips after.")],
         )
-      : el("span", { class: "muted" }, `Round ${round} is not drawn yet.`),
+      : el("span", { class: "muted" }, t("Round {round} is not drawn yet.", { round })),
   );
   $("#redraw-check").hidden = !draw || Boolean(refused);
   $("#redraw").checked = false;
   const why = $("#draw-refused");
   why.hidden = !refused;
-  why.textContent = refused ? `${draw ? "No redraw" : "No draw"} now: ${refused}` : "";
+  why.textContent = refused
+    ? draw
+      ? t("No redraw now: {reason}", { reason: refused })
+      : t("No draw now: {reason}", { reason: refused })
+    : "";
 }
 
 function renderSegments() {
@@ -755,11 +940,11 @@ function renderSegments() {
       el(
         "tr",
         {},
-        el("td", {}, s.group ?? "–"),
+        el("td", { translate: "no" }, s.group ?? "–"),
         el("td", {}, s.segment),
-        el("td", {}, s.tables.join(", ") || "–"),
-        el("td", {}, s.start ? new Date(s.start).toLocaleString() : "–"),
-        el("td", { class: `state-${s.state.replace(" ", "-")}` }, s.state),
+        el("td", {}, s.tables.join(t(", ")) || "–"),
+        el("td", {}, s.start ? formatTime(new Date(s.start), { dateStyle: "short", timeStyle: "medium" }) : "–"),
+        el("td", { class: `state-${s.state.replace(" ", "-")}` }, segmentState(s.state)),
         el(
           "td",
           {},
@@ -771,13 +956,13 @@ function renderSegments() {
                 dataset: action("open", s),
                 // the server refuses a clock for nobody (rule SE-1): say so before the click
                 disabled: !s.tables.length,
-                title: s.tables.length ? null : "draw the round first",
+                title: s.tables.length ? null : t("draw the round first"),
               },
-              "Open now",
+              t("Open now"),
             ),
           " ",
           s.state !== "closed" &&
-            el("button", { class: "small quiet", dataset: action("close", s) }, "Close"),
+            el("button", { class: "small quiet", dataset: action("close", s) }, t("Close")),
         ),
       ),
     ),
@@ -804,33 +989,41 @@ function renderClocks() {
         // says running; a table of it without a hand has not begun (group B while group A
         // plays its half)
         phase = "not_started";
-        shown = "no clock";
+        shown = t("no clock");
       } else if (row.phase === "running") {
         // rules CL-3a, PN-2: no schedule or a play-all ruling: the clock ends nothing
-        shown = row.deadline && !row.play_all ? formatClock(secondsLeft(row, now)) : "no limit";
+        shown = row.deadline && !row.play_all ? formatClock(secondsLeft(row, now)) : t("no limit");
       } else if (row.phase === "overtime" && row.deadline) {
         shown = `+${formatClock(Math.max(0, Math.floor((now - Date.parse(row.deadline)) / 1000)))}`;
       } else if (row.phase === "break" && row.break_ends) {
         shown = formatClock(secondsLeft({ deadline: row.break_ends }, now));
       } else if (row.phase === "not_started" && row.starts_at) {
-        shown = `in ${formatClock(secondsLeft({ deadline: row.starts_at }, now))}`;
+        shown = t("in {time}", { time: formatClock(secondsLeft({ deadline: row.starts_at }, now)) });
       }
       return el(
         "div",
         { class: `clock ${phase}`, dataset: { table: row.table } },
-        el("div", {}, `Table ${row.table} · seg ${row.segment}`, row.play_all && " · play all"),
+        el(
+          "div",
+          {},
+          row.play_all
+            ? t("Table {table} · seg {segment} · play all", row)
+            : t("Table {table} · seg {segment}", row),
+        ),
         el("b", {}, shown),
-        ` ${phase.replace("_", " ")} · ${handsOf(row)}`,
+        ` ${PHASES[phase]?.() ?? phase.replace("_", " ")} · ${handsOf(row)}`,
       );
     }),
   );
-  if (!rows.length) $("#clocks").append(el("p", { class: "muted" }, "No table is seated yet."));
+  if (!rows.length) $("#clocks").append(el("p", { class: "muted" }, t("No table is seated yet.")));
 }
 
 // An Ari Ari game ends by its rules (AA-12): its clock's planned hands is only a cap.
 function handsOf(row) {
   const kind = view.summary?.rounds.find((r) => r.round === row.round)?.segment_kind;
-  if (kind === "game" && row.phase !== "finished") return `${row.hands_completed} hands`;
+  if (kind === "game" && row.phase !== "finished") {
+    return tn("{count} hand", "{count} hands", row.hands_completed);
+  }
   return `${row.hands_completed}/${row.planned_hands}`;
 }
 
@@ -840,13 +1033,13 @@ function renderRulings() {
   const chosen = select.value;
   const sorted = [...inRound].sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
   select.replaceChildren(
-    el("option", { value: "" }, inRound.length ? "choose…" : "nobody plays yet"),
+    el("option", { value: "" }, inRound.length ? t("choose…") : t("nobody plays yet")),
     ...sorted.map((player) => el("option", { value: String(player) }, nameOf(player))),
   );
   select.value = chosen;
   $("#penalties").replaceChildren(
     ...penalties.map((p) =>
-      el("li", {}, `${p.points > 0 ? "+" : ""}${p.points} · ${nameOf(p.player)} · ${p.reason}`),
+      el("li", { translate: "no" }, `${p.points > 0 ? "+" : ""}${p.points} · ${nameOf(p.player)} · ${p.reason}`),
     ),
   );
 }
@@ -860,7 +1053,7 @@ function renderTokenTables() {
   showWarning("#token-warning", view.state.public_url_warning);
   $("#token-tables").replaceChildren(
     ...roundTables().map((table) =>
-      el("button", { class: "small quiet", name: "table", value: table }, `Table ${table}`),
+      el("button", { class: "small quiet", name: "table", value: table }, t("Table {table}", { table })),
     ),
   );
 }
@@ -871,7 +1064,7 @@ function renderRoundChoices() {
   const shown = view.shownRound ?? currentRound();
   select.replaceChildren(
     ...rounds.map((round) =>
-      el("option", { value: round, selected: round === shown }, `Round ${round}`),
+      el("option", { value: round, selected: round === shown }, t("Round {round}", { round })),
     ),
   );
 }
@@ -938,26 +1131,32 @@ function standingRow(row, tied) {
     },
     el("td", { class: "num" }, row.position),
     el("td", { class: "num" }, row.rank),
-    el("td", {}, nameOf(row.player)),
+    el("td", { translate: "no" }, nameOf(row.player)),
     el("td", { class: "num" }, row.carry_in),
     el("td", { class: "num" }, row.play),
     el("td", { class: "num strong" }, figure(row.total, row.shown)),
     el("td", { class: "num" }, distance),
-    el("td", {}, row.status),
+    el("td", {}, STATUSES[row.status]?.() ?? row.status),
   );
 }
 
 function cutRow(round) {
-  const line =
+  const text =
     round.cut.line_total === null
-      ? ""
-      : ` · line total ${figure(round.cut.line_total, round.cut.line_total)}`;
-  const text = `cut: ${round.cut.advance} advance${line}`;
+      ? t("cut: {count} advance", { count: round.cut.advance })
+      : t("cut: {count} advance · line total {total}", {
+          count: round.cut.advance,
+          total: figure(round.cut.line_total, round.cut.line_total),
+        });
   return el("tr", { class: "cut-line" }, el("td", { colspan: 8 }, text));
 }
 
 const gapRow = (count) =>
-  el("tr", { class: "gap" }, el("td", { colspan: 8 }, `… ${count} more`, plural(" player", count)));
+  el(
+    "tr",
+    { class: "gap" },
+    el("td", { colspan: 8 }, tn("… {count} more player", "… {count} more players", count)),
+  );
 
 // rule ST-7: how the tie-break on winning hands (ST-4) and the draw (ST-5) decide a tie.
 // Compact until the tie is real: before anyone has scored, the whole field is level at the
@@ -970,10 +1169,14 @@ function tieReport(tie, round) {
       el(
         "p",
         {},
-        el("b", {}, "No score yet: "),
-        `all ${tie.players.length} players are level at ${tie.total}; ` +
-          `${tie.places} of them advance. The tie-break on winning hands (rule ST-4) and ` +
-          "any draw (rule ST-5) show here once the hands have separated them.",
+        el("b", {}, t("No score yet:")),
+        " ",
+        t(
+          "all {count} players are level at {total}; {places} of them advance. The tie-break " +
+            "on winning hands (rule ST-4) and any draw (rule ST-5) show here once the hands " +
+            "have separated them.",
+          { count: tie.players.length, total: tie.total, places: tie.places },
+        ),
       ),
     ];
   }
@@ -983,48 +1186,70 @@ function tieReport(tie, round) {
     el(
       "p",
       {},
-      el("b", {}, `Level at ${tie.total} across the cut: `),
-      `${tie.players.length} players, ${tie.places} of them advance.`,
+      el("b", {}, t("Level at {total} across the cut:", { total: tie.total })),
+      " ",
+      t("{count} players, {places} of them advance.", {
+        count: tie.players.length,
+        places: tie.places,
+      }),
     ),
-    namesShown(tie.players, "The players level at the line"),
+    namesShown(tie.players, t("The players level at the line")),
   ];
   const others = tie.players.length - withHands.length;
   const shownHands = withHands.slice(0, NAMES_IN_FULL);
+  // Each message on its own: Babel takes no t() from inside another's arguments.
+  const comma = t(", ");
+  const handLists = shownHands.map((player) => {
+    const message = t("{player}: {hands}", { player: nameOf(player), hands: hands(player).join(comma) });
+    return message;
+  });
+  const more = withHands.length - shownHands.length;
+  if (more) handLists.push(t("{count} more with hands", { count: more }));
+  if (others) handLists.push(t("the other {count} none", { count: others }));
+  const none = t("none among them.");
   lines.push(
     el(
       "p",
       {},
-      "Winning hands this round (rule ST-4): ",
-      withHands.length
-        ? shownHands.map((player) => `${nameOf(player)}: ${hands(player).join(", ")}`).join(" · ") +
-            (withHands.length > shownHands.length
-              ? ` · ${withHands.length - shownHands.length} more with hands`
-              : "") +
-            (others ? ` · the other ${others} none` : "")
-        : "none among them.",
+      t("Winning hands this round (rule ST-4): {hands}", {
+        hands: withHands.length ? handLists.join(" · ") : none,
+      }),
     ),
   );
   if (tie.advance_by_hands.length) {
-    lines.push(el("p", {}, `Through on their hands: ${compactNames(tie.advance_by_hands)}.`));
+    lines.push(
+      el("p", {}, t("Through on their hands: {players}.", { players: compactNames(tie.advance_by_hands) })),
+    );
   }
   if (tie.draw_among.length) {
-    const among =
-      `A draw (rule ST-5) among ${tie.draw_among.length === tie.players.length
-        ? "all of them"
-        : compactNames(tie.draw_among)} for ${tie.draw_places} place(s)`;
+    const all = t("all of them");
+    const among = t("A draw (rule ST-5) among {players} for {places} place(s)", {
+      players: tie.draw_among.length === tie.players.length ? all : compactNames(tie.draw_among),
+      places: tie.draw_places,
+    });
     if (tie.draw_winners) {
       lines.push(
         el(
           "p",
           { class: "draw" },
-          `${among}: seed `,
-          el("span", { class: "seed" }, tie.draw_seed),
-          ` → ${compactNames(tie.draw_winners)} advance.`,
+          ...sentence(
+            t("{draw}: seed {seed} → {players} advance.", {
+              draw: among,
+              players: compactNames(tie.draw_winners),
+            }),
+            { seed: el("span", { class: "seed", translate: "no" }, tie.draw_seed) },
+          ),
         ),
       );
     } else {
       lines.push(
-        el("p", { class: "draw" }, among, ended ? " was not run." : " decides at the round end."),
+        el(
+          "p",
+          { class: "draw" },
+          ended
+            ? t("{draw} was not run.", { draw: among })
+            : t("{draw} decides at the round end.", { draw: among }),
+        ),
       );
     }
   }
@@ -1035,16 +1260,20 @@ const NAMES_IN_FULL = 12;
 
 // A few names in the sentence; more as a count (their names are in the list above).
 const compactNames = (players) =>
-  players.length <= NAMES_IN_FULL ? names(players) : `${players.length} players`;
+  players.length <= NAMES_IN_FULL
+    ? names(players)
+    : tn("{count} player", "{count} players", players.length);
 
 // Every name once: in the open for a few, folded away for many.
 function namesShown(players, label) {
-  if (players.length <= NAMES_IN_FULL) return el("p", { class: "tied-names" }, names(players));
+  if (players.length <= NAMES_IN_FULL) {
+    return el("p", { class: "tied-names", translate: "no" }, names(players));
+  }
   return el(
     "details",
     { class: "tied-names" },
-    el("summary", {}, `${label} (${players.length})`),
-    el("p", {}, names(players)),
+    el("summary", {}, t("{label} ({count})", { label, count: players.length })),
+    el("p", { translate: "no" }, names(players)),
   );
 }
 
@@ -1055,22 +1284,33 @@ function armRoundEnd() {
   const { unfinished, segments } = view.state;
   const seated = segments.some((s) => s.tables.length);
   const short = unfinished.length > 0 || !seated;
-  const fixes =
-    `Ending round ${round} fixes its standings, the cut and the carry-over. ` +
-    "It cannot be undone.";
+  const fixes = t(
+    "Ending round {round} fixes its standings, the cut and the carry-over. It cannot be undone.",
+    { round },
+  );
   let warning = fixes;
   if (!seated) {
-    warning = `Round ${round} has no seated table: nobody has played it. ${fixes}`;
+    warning = t("Round {round} has no seated table: nobody has played it. {fixes}", { round, fixes });
   } else if (short) {
     // A round 1 of 76 tables with three halves still to play has 228 table halves short
     // but only 76 tables: say both, so neither reads as the other.
     const kind = segmentWord();
-    const tables = new Set(unfinished.map((t) => t.table)).size;
-    warning =
-      `${unfinished.length} table ${plural(kind, unfinished.length)} (at ` +
-      `${tables} ${plural("table", tables)}) ${unfinished.length === 1 ? "has" : "have"} not ` +
-      "played out: ending now ranks their players on what they have played, and a draw at " +
-      `the cut (rule ST-5) may decide between players who never played. ${fixes}`;
+    const tables = new Set(unfinished.map((short) => short.table)).size;
+    const atTables = tn("{count} table", "{count} tables", tables);
+    warning = tn(
+      "{segments} (at {tables}) has not played out: ending now ranks their players on what " +
+        "they have played, and a draw at the cut (rule ST-5) may decide between players who " +
+        "never played. {fixes}",
+      "{segments} (at {tables}) have not played out: ending now ranks their players on what " +
+        "they have played, and a draw at the cut (rule ST-5) may decide between players who " +
+        "never played. {fixes}",
+      unfinished.length,
+      {
+        segments: tableSegments(kind, unfinished.length),
+        tables: atTables,
+        fixes,
+      },
+    );
   }
   $("#end-warning").textContent = warning;
   $("#end-tables").replaceChildren(
@@ -1098,18 +1338,23 @@ function unfinishedLines(unfinished, segments) {
     const whole = tables.length > 1 && tables.length === seatedTables.get(k);
     if (!whole || tables.some((t) => t.hands > 0)) return tables.map(describeTable);
     const { group, segment } = tables[0];
-    const word = segmentWord();
-    const where = `${word[0].toUpperCase()}${word.slice(1)} ${segment}` +
-      (group ? ` of group ${group}` : "");
-    return [`${where}: not played at any of its ${tables.length} tables`];
+    const name = segmentName(segmentWord(), segment);
+    const where = group ? t("{segment} of group {group}", { segment: name, group }) : name;
+    return [t("{where}: not played at any of its {count} tables", { where, count: tables.length })];
   });
 }
 
-function describeTable(t) {
-  const where = `Table ${t.table}, ${view.summary ? segmentWord() : "segment"} ${t.segment}` +
-    (t.group ? ` of group ${t.group}` : "");
-  if (t.planned === null) return `${where}: game not ended after ${t.hands} hands`;
-  return `${where}: ${t.hands} of ${t.planned} hands${t.hands ? "" : " (not played)"}`;
+function describeTable(short) {
+  const name = segmentName(view.summary ? segmentWord() : "segment", short.segment).toLowerCase();
+  const where = short.group
+    ? t("Table {table}, {segment} of group {group}", { table: short.table, segment: name, group: short.group })
+    : t("Table {table}, {segment}", { table: short.table, segment: name });
+  if (short.planned === null) {
+    return tn("{where}: game not ended after {count} hand", "{where}: game not ended after {count} hands", short.hands, { where });
+  }
+  return short.hands
+    ? t("{where}: {hands} of {planned} hands", { where, hands: short.hands, planned: short.planned })
+    : t("{where}: {hands} of {planned} hands (not played)", { where, hands: short.hands, planned: short.planned });
 }
 
 function segmentWord() {
@@ -1123,17 +1368,21 @@ function showRoundEnd(ended) {
   const round = ended.standings;
   const cut = round.cut;
   const advanced = round.standings.filter((row) => row.status === "advanced").length;
-  const line = cut
-    ? `the line total is ${figure(cut.line_total, cut.line_total)}, ` +
-      `the next ${figure(cut.next_total, cut.next_total)}`
-    : "";
   const parts = [
     el(
       "p",
       {},
-      el("b", {}, `Round ${ended.round} ended`),
-      ` (version ${ended.version}).`,
-      cut && ` ${advanced} advance; ${line}.`,
+      el("b", {}, t("Round {round} ended", { round: ended.round })),
+      " ",
+      t("(version {version}).", { version: ended.version }),
+      cut && [
+        " ",
+        t("{count} advance; the line total is {line}, the next {next}.", {
+          count: advanced,
+          line: figure(cut.line_total, cut.line_total),
+          next: figure(cut.next_total, cut.next_total),
+        }),
+      ],
     ),
   ];
   if (ended.draw_seed) {
@@ -1141,14 +1390,17 @@ function showRoundEnd(ended) {
       el(
         "p",
         {},
-        "Draw seed ",
-        el("span", { class: "seed", id: "end-seed" }, ended.draw_seed),
-        ended.seed_generated ? ", drawn by the server and recorded." : ", as given, recorded.",
+        ...sentence(
+          ended.seed_generated
+            ? t("Draw seed {seed}, drawn by the server and recorded.")
+            : t("Draw seed {seed}, as given, recorded."),
+          { seed: el("span", { class: "seed", id: "end-seed", translate: "no" }, ended.draw_seed) },
+        ),
       ),
     );
   }
   if (cut?.tie) parts.push(...tieReport(cut.tie, round));
-  else parts.push(el("p", {}, "No tie at the line: no draw was needed."));
+  else parts.push(el("p", {}, t("No tie at the line: no draw was needed.")));
   panel.replaceChildren(...parts);
   panel.hidden = false;
 }
@@ -1164,7 +1416,7 @@ async function issueToken(table, how = {}) {
 }
 
 const untilText = (iso) =>
-  new Date(iso).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+  formatTime(new Date(iso), { dateStyle: "short", timeStyle: "short" });
 
 // The live tokens of the tournament, each with its Revoke button (the token itself is never
 // shown again: only its id, its table and its end).
@@ -1177,23 +1429,28 @@ async function loadLiveTokens() {
   const items = [];
   for (const token of tokens) {
     const buttons = [
-      el("button", { class: "small quiet", name: "revoke", value: `token:${token.id}` }, "Revoke"),
+      el("button", { class: "small quiet", name: "revoke", value: `token:${token.id}` }, t("Revoke")),
     ];
     if (perTable.get(token.table) > 1 && !shownTables.has(token.table)) {
       shownTables.add(token.table);
       buttons.push(
         el("button", { class: "small quiet", name: "revoke", value: `table:${token.table}` },
-          `Revoke all ${perTable.get(token.table)} of table ${token.table}`),
+          t("Revoke all {count} of table {table}", { count: perTable.get(token.table), table: token.table })),
       );
     }
     items.push(
       el("li", { dataset: { token: token.id, table: token.table } },
-        `Table ${token.table} · token ${token.id} · until ${untilText(token.expires_at)} `,
+        t("Table {table} · token {id} · until {until}", {
+          table: token.table,
+          id: token.id,
+          until: untilText(token.expires_at),
+        }),
+        " ",
         ...buttons),
     );
   }
   $("#live-tokens").replaceChildren(
-    ...(items.length ? items : [el("li", { class: "muted" }, "None: no tablet is signed in.")]),
+    ...(items.length ? items : [el("li", { class: "muted" }, t("None: no tablet is signed in."))]),
   );
 }
 
@@ -1215,10 +1472,14 @@ function showCard(card) {
   const node = el(
     "figure",
     { class: "token-card", dataset: { table: card.table } },
-    el("h3", {}, `Table ${card.table}`),
+    el("h3", {}, t("Table {table}", { table: card.table })),
     code,
-    el("figcaption", { class: "url" }, card.url),
-    el("p", { class: "muted" }, `token ${card.token_id} · until ${untilText(card.expires_at)}`),
+    el("figcaption", { class: "url", translate: "no" }, card.url),
+    el(
+      "p",
+      { class: "muted" },
+      t("token {id} · until {until}", { id: card.token_id, until: untilText(card.expires_at) }),
+    ),
     card.warning ? el("p", { class: "address-warning", role: "alert" }, card.warning) : null,
   );
   const holder = $("#token-cards");
@@ -1230,11 +1491,16 @@ function showCard(card) {
   $("#print-tokens").hidden = false;
 }
 
+// The token cards' words, outside the page's template string (the catalog reads them here).
+const tableWord = (table) => t("Table {table}", { table: Number(table) });
+const roundLine = (tournament) => t("{tournament} · round {round}", { tournament, round: currentRound() });
+
 function printTokenCards() {
   const cards = [...view.cards.values()].sort((a, b) => a.table - b.table);
-  const title = escapeHtml(view.summary?.name ?? "");
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>${title} · judges' token cards</title>
+  const tournament = view.summary?.name ?? "";
+  const title = escapeHtml(t("{tournament} · judges' token cards", { tournament }));
+  const html = `<!doctype html><html lang="${escapeHtml(language)}"><head><meta charset="utf-8">
+<title>${title}</title>
 <style>
   @page { size: A4; margin: 10mm; }
   body { font-family: system-ui, "DejaVu Sans", Arial, sans-serif; margin: 0; }
@@ -1247,8 +1513,8 @@ function printTokenCards() {
 </style></head><body><main>
 ${cards
   .map(
-    (card) => `<section><h1>Table ${Number(card.table)}</h1>${card.svg}
-<p>${title} · round ${currentRound()}</p><p>${escapeHtml(card.url)}</p>${
+    (card) => `<section><h1>${escapeHtml(tableWord(card.table))}</h1>${card.svg}
+<p>${escapeHtml(roundLine(tournament))}</p><p translate="no">${escapeHtml(card.url)}</p>${
       card.warning ? `<p class="warning">${escapeHtml(card.warning)}</p>` : ""
     }</section>`,
   )
@@ -1270,7 +1536,11 @@ function renderLinkChoices() {
   const chosen = select.value || view.links?.player || "";
   select.replaceChildren(
     ...view.state.players.map((player) =>
-      el("option", { value: player.id, selected: String(player.id) === chosen }, nameOf(player.id)),
+      el(
+        "option",
+        { value: player.id, selected: String(player.id) === chosen, translate: "no" },
+        nameOf(player.id),
+      ),
     ),
   );
 }
@@ -1306,7 +1576,7 @@ function linkCard(link) {
     { class: "link-card", dataset: { url: link.url } },
     el("figcaption", {}, link.title),
     code,
-    el("a", { href: link.url, target: "_blank", rel: "noopener" }, link.url),
+    el("a", { href: link.url, target: "_blank", rel: "noopener", translate: "no" }, link.url),
   );
 }
 
