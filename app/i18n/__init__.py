@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -172,8 +172,12 @@ def current() -> str:
     return current_choice().language
 
 
-def set_choice(choice: Choice) -> None:
-    _CHOICE.set(choice)
+def set_choice(choice: Choice) -> Token[Choice | None]:
+    return _CHOICE.set(choice)
+
+
+def reset_choice(token: Token[Choice | None]) -> None:
+    _CHOICE.reset(token)
 
 
 def default_to(language: str | None) -> None:
@@ -183,13 +187,16 @@ def default_to(language: str | None) -> None:
 
 
 @contextmanager
-def speaking(language: str) -> Iterator[None]:
-    """Code outside a request (a printout, a test) in one language."""
+def speaking(language: str, domain: str | None = None) -> Iterator[None]:
+    """Code outside a request (a printout, a test) in one language, in one audience's words."""
     token = _CHOICE.set(Choice(language, True))
+    domain_token = _DOMAIN.set(domain) if domain in DOMAINS else None
     try:
         yield
     finally:
         _CHOICE.reset(token)
+        if domain_token is not None:
+            _DOMAIN.reset(domain_token)
 
 
 # The languages whose readers read a name in its owner's script first.
@@ -272,31 +279,80 @@ def compiled(catalog: Catalog) -> Translations:
 
 
 @cache
-def translations(language: str) -> gettext_module.NullTranslations:
-    """Every domain of a language merged: the server's templates and code use any of them."""
+def translations(language: str, domain: str = "common") -> gettext_module.NullTranslations:
+    """A language's catalogs for the server, `domain`'s own words first: one English word can
+    be two in Japanese ("Draw": 流局 for a hand at the table, 抽選 for the organizer's seating
+    draw), so a page says it as its own audience's catalog does, then as the shared one does,
+    and only then as any other audience's (a sentence the page's code borrows)."""
     if language == ENGLISH or language not in PAGE_LANGUAGES:
         return gettext_module.NullTranslations()
+    # Babel's merge lets the later catalog win: the page's own domain comes last.
+    order = [d for d in DOMAINS if d not in (domain, "common")] + ["common", domain]
     merged: Translations | None = None
-    for domain in DOMAINS:
-        if language != PSEUDO and not po_path(language, domain).exists():
+    for name in dict.fromkeys(order):
+        if language != PSEUDO and not po_path(language, name).exists():
             continue
-        if language == PSEUDO and not template_path(domain).exists():
+        if language == PSEUDO and not template_path(name).exists():
             continue
-        compiled_domain = compiled(_catalog(language, domain))
+        compiled_domain = compiled(_catalog(language, name))
         merged = compiled_domain if merged is None else merged.merge(compiled_domain)
     return merged if merged is not None else gettext_module.NullTranslations()
 
 
+_DOMAIN: ContextVar[str] = ContextVar("domain", default="common")
+
+
+def set_domain(domain: str) -> None:
+    """Whose words this request speaks (the hall's, the judge's...): set by the page's
+    address, and by the template a page is rendered from."""
+    _DOMAIN.set(domain if domain in DOMAINS else "common")
+
+
+def current_domain() -> str:
+    return _DOMAIN.get()
+
+
+# Whose words a request speaks, by the start of its address (a page's template says it
+# again when it is rendered: template_domain).
+_PATH_DOMAINS = (
+    ("/hall", "hall"),
+    ("/overlay", "overlay"),
+    ("/judge", "judge"),
+    ("/admin", "admin"),
+    ("/p/", "spectator"),
+    ("/search", "spectator"),
+)
+
+
+def path_domain(path: str) -> str:
+    if path == "/":
+        return "spectator"
+    return next((domain for start, domain in _PATH_DOMAINS if path.startswith(start)), "common")
+
+
+@cache
+def template_domain(name: str) -> str:
+    """The audience whose catalog a template's strings are extracted into (catalogs.SOURCES)."""
+    from fnmatch import fnmatch
+
+    from app.i18n.catalogs import SOURCES
+
+    for domain, patterns in SOURCES.items():
+        if any(fnmatch(f"templates/{name}", pattern) for pattern in patterns):
+            return domain
+    return "common"
+
+
 def gettext(message: str) -> str:
-    return translations(current()).gettext(message)
+    return translations(current(), current_domain()).gettext(message)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
-    return translations(current()).ngettext(singular, plural, count)
+    return translations(current(), current_domain()).ngettext(singular, plural, count)
 
 
 def pgettext(context: str, message: str) -> str:
-    return translations(current()).pgettext(context, message)
+    return translations(current(), current_domain()).pgettext(context, message)
 
 
 _ = gettext

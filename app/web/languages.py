@@ -64,6 +64,7 @@ def speaking_reader(app: ASGIApp, default: str) -> ASGIApp:
             await app(scope, receive, send)  # the same file in every language
             return
         headers = scope.get("headers", [])
+        i18n.set_domain(i18n.path_domain(scope["path"]))
         i18n.set_choice(
             i18n.choose(
                 query_language(scope.get("query_string", b"")),

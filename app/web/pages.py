@@ -86,6 +86,9 @@ templates = Jinja2Templates(env=_environment(), context_processors=[_language_co
 
 
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:
+    # The template's words are its own audience's (results.html is the spectators', though
+    # the admin pages serve it).
+    i18n.set_domain(i18n.template_domain(name))
     return templates.TemplateResponse(request, name, context)
 
 

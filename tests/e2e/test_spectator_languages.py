@@ -64,6 +64,7 @@ def _pages(hall: Any) -> dict[str, str]:
         "player": f"/p/{winner}?t={tid}",
         "missing": "/p/nobody",
         "results": f"/admin/{tid}/results",
+        "error": "/hall/99",  # the page any address that is not there answers with
     }
 
 
