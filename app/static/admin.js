@@ -796,7 +796,10 @@ function renderTournament() {
           ? t("the tournament is complete")
           : t("round {round}", { round: summary.current_round }),
       ],
-      [t("Language"), el("span", { lang: view.state.language }, languageName(view.state.language))],
+      [
+        t("Language"),
+        el("span", { lang: view.state.language, translate: "no" }, languageName(view.state.language)),
+      ],
     ].flatMap(([term, value]) => [el("dt", {}, term), el("dd", {}, value)]),
   );
   $("#rounds tbody").replaceChildren(
@@ -1562,10 +1565,39 @@ async function loadLinks(player = "", table = "") {
   }
   $("#links").replaceChildren(
     ...[...groups].flatMap(([group, shown]) => [
-      el("h3", {}, group),
+      el("h3", {}, LINK_GROUPS[group]?.() ?? group),
       el("div", { class: "cards" }, ...shown.map(linkCard)),
     ]),
   );
+}
+
+// The pages' groups and titles (app/web/admin_pages.py page_links): the server sends each
+// title as its message and values, said here in the page's language. A feed's title is its
+// file name.
+const LINK_GROUPS = {
+  Hall: () => t("Hall"),
+  Spectators: () => t("Spectators"),
+  Overlays: () => t("Overlays"),
+  Feeds: () => t("Feeds"),
+};
+const LINK_TITLES = {
+  "Hall display": () => t("Hall display"),
+  "Hall display, the page with the cut": () => t("Hall display, the page with the cut"),
+  "Printable results": () => t("Printable results"),
+  "Spectators' home (phones)": () => t("Spectators' home (phones)"),
+  Leaders: () => t("Leaders"),
+  "Around the cut": () => t("Around the cut"),
+  "Session clock": () => t("Session clock"),
+  "Clock of group {group} (round 1)": (values) => t("Clock of group {group} (round 1)", values),
+  "Table {table}": (values) => t("Table {table}", values),
+  "Table {table} clock": (values) => t("Table {table} clock", values),
+  "Player card: {name}": (values) => t("Player card: {name}", values),
+  "Player page: {name}": (values) => t("Player page: {name}", values),
+};
+
+function linkTitle(link) {
+  const say = LINK_TITLES[link.message];
+  return say ? say(link.values) : el("span", { translate: "no" }, link.title);
 }
 
 function linkCard(link) {
@@ -1574,7 +1606,7 @@ function linkCard(link) {
   return el(
     "figure",
     { class: "link-card", dataset: { url: link.url } },
-    el("figcaption", {}, link.title),
+    el("figcaption", {}, linkTitle(link)),
     code,
     el("a", { href: link.url, target: "_blank", rel: "noopener", translate: "no" }, link.url),
   );

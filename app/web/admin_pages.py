@@ -364,7 +364,9 @@ LinkGroup = Literal["Hall", "Spectators", "Overlays", "Feeds"]
 
 class PageLink(BaseModel):
     group: LinkGroup
-    title: str
+    title: str = Field(description="In English")
+    message: str = Field(description='The title as a message of the catalogs ("Table {table}")')
+    values: dict[str, str | int] = Field(description="The message's values")
     url: str
     svg: str = Field(description="The URL's QR code as inline SVG")
 
@@ -377,40 +379,62 @@ class ConsoleLinks(BaseModel):
     links: list[PageLink]
 
 
+# A link's title as a message and its values: the console says it in the page's language
+# (its script holds the same messages, static/admin.js LINK_TITLES); a feed's title is its
+# file name, said in no language.
+LinkTitle = tuple[str, dict[str, str | int]]
+
+
+def _title(message: str, **values: str | int) -> LinkTitle:
+    return message, values
+
+
 def page_links(
     base_url: str,
     tournament_id: int,
     groups: tuple[str, ...],
     player: tuple[str, str] | None,
     table: int,
-) -> list[tuple[LinkGroup, str, str]]:
+) -> list[tuple[LinkGroup, LinkTitle, str]]:
     """Every page of a tournament (README, "The pages"): group, title and URL. `groups` are
     round 1's (rule FM-2), `player` the id and name of the player the player pages show."""
     tid = tournament_id
-    links: list[tuple[LinkGroup, str, str]] = [
-        ("Hall", "Hall display", f"/hall/{tid}"),
-        ("Hall", "Hall display, the page with the cut", f"/hall/{tid}?page=cut"),
-        ("Hall", "Printable results", f"/admin/{tid}/results"),
-        ("Spectators", "Spectators' home (phones)", f"/?t={tid}"),
-        ("Overlays", "Leaders", f"/overlay/{tid}/top"),
-        ("Overlays", "Around the cut", f"/overlay/{tid}/cut"),
-        ("Overlays", "Session clock", f"/overlay/{tid}/clock"),
+    links: list[tuple[LinkGroup, LinkTitle, str]] = [
+        ("Hall", ("Hall display", {}), f"/hall/{tid}"),
+        ("Hall", ("Hall display, the page with the cut", {}), f"/hall/{tid}?page=cut"),
+        ("Hall", ("Printable results", {}), f"/admin/{tid}/results"),
+        ("Spectators", ("Spectators' home (phones)", {}), f"/?t={tid}"),
+        ("Overlays", ("Leaders", {}), f"/overlay/{tid}/top"),
+        ("Overlays", ("Around the cut", {}), f"/overlay/{tid}/cut"),
+        ("Overlays", ("Session clock", {}), f"/overlay/{tid}/clock"),
         *(
-            ("Overlays", f"Clock of group {group} (round 1)", f"/overlay/{tid}/clock?group={q}")
+            (
+                "Overlays",
+                _title("Clock of group {group} (round 1)", group=group),
+                f"/overlay/{tid}/clock?group={q}",
+            )
             for group, q in ((g, quote(g, safe="")) for g in (groups if len(groups) > 1 else ()))
         ),
-        ("Overlays", f"Table {table}", f"/overlay/{tid}/table/{table}"),
-        ("Overlays", f"Table {table} clock", f"/overlay/{tid}/clock?table={table}"),
+        ("Overlays", ("Table {table}", {"table": table}), f"/overlay/{tid}/table/{table}"),
+        (
+            "Overlays",
+            ("Table {table} clock", {"table": table}),
+            f"/overlay/{tid}/clock?table={table}",
+        ),
     ]
     if player is not None:
         quoted, name = quote(player[0], safe=""), player[1]
-        links.append(("Overlays", f"Player card: {name}", f"/overlay/{tid}/player/{quoted}"))
-        links.append(("Spectators", f"Player page: {name}", f"/p/{quoted}?t={tid}"))
+        links.append(
+            ("Overlays", ("Player card: {name}", {"name": name}), f"/overlay/{tid}/player/{quoted}")
+        )
+        links.append(
+            ("Spectators", ("Player page: {name}", {"name": name}), f"/p/{quoted}?t={tid}")
+        )
     feeds = [*FEED_NAMES, *([f"player-{player[0]}"] if player is not None else [])]
     for feed in feeds:
         for extension in ("json", "csv", "xml"):
             path = f"/feeds/{tid}/{quote(feed, safe='')}.{extension}"
-            links.append(("Feeds", f"{feed}.{extension}", path))
+            links.append(("Feeds", ("{file}", {"file": f"{feed}.{extension}"}), path))
     return [(group, title, f"{base_url}{path}") for group, title, path in links]
 
 
@@ -429,7 +453,9 @@ def console_links(
     registered player by default), `table` the table overlay."""
     base_url = public_base(request, settings)
 
-    def view(tournament: Tournament, _: int) -> tuple[str | None, list[tuple[LinkGroup, str, str]]]:
+    def view(
+        tournament: Tournament, _: int
+    ) -> tuple[str | None, list[tuple[LinkGroup, LinkTitle, str]]]:
         chosen = tournament.player_named(player) if player is not None else None
         if player is not None and chosen is None:
             raise NotFound(f"player {player!r} is not registered in tournament {tournament_id}")
@@ -450,8 +476,15 @@ def console_links(
         player=chosen,
         table=table,
         links=[
-            PageLink(group=group, title=title, url=url, svg=qr_svg(url))
-            for group, title, url in links
+            PageLink(
+                group=group,
+                title=message.format(**values),
+                message=message,
+                values=values,
+                url=url,
+                svg=qr_svg(url),
+            )
+            for group, (message, values), url in links
         ],
     )
 
