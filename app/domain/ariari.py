@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from app.domain.bounds import MAX_HANDS, short
-from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation, say
 from app.domain.hands import PlayerId, Settlement, check_fields, player_id
 
 Seats = tuple[PlayerId, PlayerId, PlayerId, PlayerId]  # starting east, south, west, north
@@ -128,17 +128,24 @@ _RESULT_KEYS: Mapping[str, tuple[set[str], set[str]]] = {
 def _players(raw: Mapping[str, Any], key: str, field: str) -> tuple[PlayerId, ...]:
     value = raw.get(key, [])
     if not isinstance(value, list):
-        raise MalformedInput("CONTRACT §1", f"{field}.{key}", "must be a list of player ids")
+        raise MalformedInput("CONTRACT §1", f"{field}.{key}", say("must be a list of player ids"))
     players = tuple(player_id(p, f"{field}.{key}[{i}]") for i, p in enumerate(value))
     if len({str(p) for p in players}) != len(players):
-        raise MalformedInput("CONTRACT §1", f"{field}.{key}", "names a player twice")
+        raise MalformedInput("CONTRACT §1", f"{field}.{key}", say("names a player twice"))
     return players
 
 
 def _count(raw: object, field: str, rule: str, minimum: int, maximum: int) -> int:
     if not isinstance(raw, int) or isinstance(raw, bool) or not minimum <= raw <= maximum:
         raise MalformedInput(
-            rule, field, f"must be an integer from {minimum} to {maximum}, got {short(raw)}"
+            rule,
+            field,
+            say(
+                "must be an integer from {minimum} to {maximum}, got {raw}",
+                minimum=minimum,
+                maximum=maximum,
+                raw=short(raw),
+            ),
         )
     return raw
 
@@ -157,7 +164,7 @@ MAX_GAME_POINTS = 100_000
 def _win(raw: object, field: str) -> Win:
     if not isinstance(raw, dict):
         raise MalformedInput(
-            "AA-2", field, "must be an object with winner, yaku and fan/fu or limit"
+            "AA-2", field, say("must be an object with winner, yaku and fan/fu or limit")
         )
     check_fields(raw, {"winner", "yaku"}, _WIN_KEYS - {"winner", "yaku"}, field, "a win", "AA-2")
     fan = raw.get("fan")
@@ -165,24 +172,34 @@ def _win(raw: object, field: str) -> Win:
     limit = raw.get("limit")
     if limit is not None:
         if fan is not None or fu is not None:
-            raise MalformedInput("AA-2", f"{field}.limit", "give fan and fu, or a limit, not both")
+            raise MalformedInput(
+                "AA-2", f"{field}.limit", say("give fan and fu, or a limit, not both")
+            )
         if limit not in LIMITS:
             raise MalformedInput(
-                "AA-2", f"{field}.limit", f"{limit!r} is not one of {', '.join(LIMITS)}"
+                "AA-2",
+                f"{field}.limit",
+                say("{limit} is not one of {limits}", limit=repr(limit), limits=", ".join(LIMITS)),
             )
     else:
         if fan is None:
-            raise MalformedInput("AA-2", f"{field}.fan", "a win needs fan (and fu), or a limit")
+            raise MalformedInput(
+                "AA-2", f"{field}.fan", say("a win needs fan (and fu), or a limit")
+            )
         fan = _count(fan, f"{field}.fan", "AA-2", 1, MAX_FAN)
         if fu is None and fan < 5:
             # rule AA-2: below 5 fan the base comes from the fu
-            raise MalformedInput("AA-2", f"{field}.fu", f"a {fan}-fan hand needs its fu")
+            raise MalformedInput(
+                "AA-2", f"{field}.fu", say("a {fan}-fan hand needs its fu", fan=fan)
+            )
         if fu is not None and (
             not isinstance(fu, int) or isinstance(fu, bool) or fu not in VALID_FU
         ):
             # rule AA-19: the fu a hand can score
             raise MalformedInput(
-                "AA-19", f"{field}.fu", f"{fu!r} is not a valid fu: use 20, 25 or 30 to 110 by 10"
+                "AA-19",
+                f"{field}.fu",
+                say("{fu} is not a valid fu: use 20, 25 or 30 to 110 by 10", fu=repr(fu)),
             )
     return Win(
         player_id(raw["winner"], f"{field}.winner"),
@@ -213,7 +230,7 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
         wins = raw["wins"]
         if not isinstance(wins, list) or not 1 <= len(wins) <= 3:
             raise MalformedInput(
-                "AA-4", f"{field}.wins", "must list 1 to 3 winners on the one discard"
+                "AA-4", f"{field}.wins", say("must list 1 to 3 winners on the one discard")
             )
         return Ron(
             player_id(raw["discarder"], f"{field}.discarder"),
@@ -338,9 +355,9 @@ def split_bets(total: int, among: Sequence[PlayerId]) -> dict[PlayerId, int]:
 
 EndReason = Literal["AA-12", "AA-13", "AA-14"]
 END_WORDS: Mapping[str, str] = {
-    "AA-12": "the last round ended",
-    "AA-13": "agari-yame: the dealer led alone in the last hand",
-    "AA-14": "bankruptcy: a score fell below zero",
+    "AA-12": say("the last round ended"),
+    "AA-13": say("agari-yame: the dealer led alone in the last hand"),
+    "AA-14": say("bankruptcy: a score fell below zero"),
 }
 
 
@@ -422,8 +439,11 @@ def play_game(seats: Seats, hands: Sequence[tuple[int, AriAriResult]], rules: Ar
                 raise IllegalMove(
                     ended,
                     "hand",
-                    f"the game ended after hand {played[-1].number} ({END_WORDS[ended]}); "
-                    "no hand follows it",
+                    say(
+                        "the game ended after hand {number} ({end_words}); no hand follows it",
+                        number=played[-1].number,
+                        end_words=END_WORDS[ended],
+                    ),
                 )
             hand = _play_hand(
                 seats, number, result, rules, points, seats[passes % 4], counters, bets
@@ -517,13 +537,13 @@ def _play_hand(
         _seated(seats, result.discarder, "result.discarder")
         winners = [w.winner for w in result.wins]
         if len({str(w) for w in winners}) != len(winners):
-            raise MalformedInput("AA-4", "result.wins", "names a winner twice")
+            raise MalformedInput("AA-4", "result.wins", say("names a winner twice"))
         for index, win in enumerate(result.wins):
             where = f"result.wins[{index}]"
             _check_win(seats, win, facts, counters, where)
             if win.winner == result.discarder:
                 raise MalformedInput(
-                    "AA-3", f"{where}.winner", "the discarder cannot win on their own discard"
+                    "AA-3", f"{where}.winner", say("the discarder cannot win on their own discard")
                 )
             value = ron_payment(base_points(win), dealer_wins=win.winner == dealer)
             # rule AA-4: the discarder pays each winner in full, counters included (AA-6)
@@ -562,7 +582,9 @@ def _play_hand(
             if player in facts.dead:
                 # rule AA-11: a dead hand is never tenpai
                 raise IllegalMove(
-                    "AA-11", f"result.tenpai[{index}]", f"player {player!r} has a dead hand"
+                    "AA-11",
+                    f"result.tenpai[{index}]",
+                    say("player {player} has a dead hand", player=repr(player)),
                 )
         payments = _tenpai_payments(seats, result.tenpai, rules.tenpai_payment)
         # rule AA-5: the bets stay on the table through a draw
@@ -604,7 +626,13 @@ def _tenpai_payments(seats: Seats, tenpai: Sequence[PlayerId], total: int) -> di
 def _seated(seats: Seats, player: PlayerId, field: str) -> None:
     if player not in seats:
         raise MalformedInput(
-            "AA-3", field, f"player {player!r} is not at this table ({', '.join(map(str, seats))})"
+            "AA-3",
+            field,
+            say(
+                "player {player} is not at this table ({seats})",
+                player=repr(player),
+                seats=", ".join(map(str, seats)),
+            ),
         )
 
 
@@ -624,18 +652,32 @@ def _check_facts(
             raise IllegalMove(
                 "AA-18",
                 f"result.riichi[{index}]",
-                f"player {player!r} has {points[player]} points; "
-                f"a riichi needs at least {RIICHI_BET}",
+                say(
+                    "player {player} has {points} points; a riichi needs at least {riichi_bet}",
+                    player=repr(player),
+                    points=points[player],
+                    riichi_bet=RIICHI_BET,
+                ),
             )
     if facts.dealer is not None and facts.dealer != dealer:
         raise IllegalMove(
-            "AA-8", "result.dealer", f"this hand is dealt by {dealer!r}, not {facts.dealer!r}"
+            "AA-8",
+            "result.dealer",
+            say(
+                "this hand is dealt by {dealer}, not {expected}",
+                dealer=repr(dealer),
+                expected=repr(facts.dealer),
+            ),
         )
     if facts.counters is not None and facts.counters != counters:
         raise IllegalMove(
             "AA-6",
             "result.counters",
-            f"this hand has {counters} counter(s) on the table, not {facts.counters}",
+            say(
+                "this hand has {counters} counter(s) on the table, not {expected}",
+                counters=counters,
+                expected=facts.counters,
+            ),
         )
 
 
@@ -643,13 +685,21 @@ def _check_win(seats: Seats, win: Win, facts: HandFacts, counters: int, where: s
     _seated(seats, win.winner, f"{where}.winner")
     if win.winner in facts.dead:
         # rule AA-11: a dead hand may not win
-        raise IllegalMove("AA-11", f"{where}.winner", f"player {win.winner!r} has a dead hand")
+        raise IllegalMove(
+            "AA-11",
+            f"{where}.winner",
+            say("player {winner} has a dead hand", winner=repr(win.winner)),
+        )
     if counters >= TWO_YAKU_COUNTERS and win.yaku < 2:
         # rule AA-7: with five or more counters a win needs two yaku
         raise IllegalMove(
             "AA-7",
             f"{where}.yaku",
-            f"{counters} counters are on the table: a win needs 2 yaku, this one has {win.yaku}",
+            say(
+                "{counters} counters are on the table: a win needs 2 yaku, this one has {yaku}",
+                counters=counters,
+                yaku=win.yaku,
+            ),
         )
 
 
@@ -690,13 +740,13 @@ def rules_from_log(raw: object, field: str = "format.game") -> AriAriRules:
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        raise MalformedInput("AA-1", field, "must be an object")
+        raise MalformedInput("AA-1", field, say("must be an object"))
     unknown = set(raw) - {"length", "start_points", "tenpai_payment", "uma"}
     if unknown:
-        raise MalformedInput("AA-1", f"{field}.{sorted(unknown)[0]}", "is not a game field")
+        raise MalformedInput("AA-1", f"{field}.{sorted(unknown)[0]}", say("is not a game field"))
     length = raw.get("length", "east_south")
     if length not in START_POINTS:
-        raise MalformedInput("AA-12", f"{field}.length", "must be east_south or east_only")
+        raise MalformedInput("AA-12", f"{field}.length", say("must be east_south or east_only"))
     start = _count(
         raw.get("start_points", START_POINTS[length]),
         f"{field}.start_points",
@@ -711,7 +761,7 @@ def rules_from_log(raw: object, field: str = "format.game") -> AriAriRules:
         raise MalformedInput(
             "AA-9",
             f"{field}.tenpai_payment",
-            "must be a multiple of 600, so that two or three tenpai players share it evenly",
+            say("must be a multiple of 600, so that two or three tenpai players share it evenly"),
         )
     uma_raw = raw.get("uma", list(UMA))
     if (
@@ -724,7 +774,10 @@ def rules_from_log(raw: object, field: str = "format.game") -> AriAriRules:
         raise MalformedInput(
             "AA-16",
             f"{field}.uma",
-            f"must be 4 integers by place that sum to zero, each within {MAX_GAME_POINTS:,}",
+            say(
+                "must be 4 integers by place that sum to zero, each within {max_game_points:,}",
+                max_game_points=MAX_GAME_POINTS,
+            ),
         )
     return AriAriRules(
         length="east_south" if length == "east_south" else "east_only",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,13 @@ class Bound:
         return value
 
     def refusal(self, value: object) -> str:
-        return f"{short(value)} is not {self.what}; it must be from {self.low} to {self.high}"
+        return say(
+            "{value} is not {what}; it must be from {low} to {high}",
+            value=short(value),
+            what=self.what,
+            low=self.low,
+            high=self.high,
+        )
 
 
 def short(value: object) -> str:
@@ -84,24 +90,34 @@ MAX_PENALTY = 100_000
 # CONTRACT §3: the Idempotency-Key header's length, the same for a hand line's `id`.
 MAX_KEY_LENGTH = 200
 
-ROUND = Bound(1, MAX_ROUNDS, "FM-1", "a round number (a tournament has at most 8 rounds)")
-SEGMENT = Bound(1, MAX_SEGMENTS, "FM-8", f"a segment number (a round has at most {MAX_SEGMENTS})")
-TABLE = Bound(1, MAX_TABLE, "FM-9", f"a table number (a hall has at most {MAX_TABLE})")
-HAND = Bound(1, MAX_HANDS, "FM-7", f"a hand number (a segment has at most {MAX_HANDS} hands)")
-CYCLE = Bound(1, MAX_HANDS // 4, "SE-8", "a cycle number")
-MINUTES = Bound(1, MAX_MINUTES, "CL-2", "a number of minutes (at most a whole day)")
-ADVANCE = Bound(4, MAX_PLAYERS, "FM-6", "a number of players who advance")
+ROUND = Bound(1, MAX_ROUNDS, "FM-1", say("a round number (a tournament has at most 8 rounds)"))
+SEGMENT = Bound(
+    1, MAX_SEGMENTS, "FM-8", say("a segment number (a round has at most {most})", most=MAX_SEGMENTS)
+)
+TABLE = Bound(
+    1, MAX_TABLE, "FM-9", say("a table number (a hall has at most {most})", most=MAX_TABLE)
+)
+HAND = Bound(
+    1, MAX_HANDS, "FM-7", say("a hand number (a segment has at most {most} hands)", most=MAX_HANDS)
+)
+CYCLE = Bound(1, MAX_HANDS // 4, "SE-8", say("a cycle number"))
+MINUTES = Bound(1, MAX_MINUTES, "CL-2", say("a number of minutes (at most a whole day)"))
+ADVANCE = Bound(4, MAX_PLAYERS, "FM-6", say("a number of players who advance"))
 
 
 def check_rate(rate: Fraction, text: str, field: str) -> Fraction:
     """rule SC-3: a carry-over rate is part of the score (at most all of it), a simple
     fraction such as 1/4 (every carry-in is the total times the rates of its rounds)."""
     if rate > 1:
-        raise MalformedInput("SC-3", field, f"{text} is more than the whole score")
+        raise MalformedInput("SC-3", field, say("{text} is more than the whole score", text=text))
     if rate.denominator > MAX_RATE_DENOMINATOR:
         raise MalformedInput(
             "SC-3",
             field,
-            f"{text} is not a simple rate: its denominator is above {MAX_RATE_DENOMINATOR}",
+            say(
+                "{text} is not a simple rate: its denominator is above {max_rate_denominator}",
+                text=text,
+                max_rate_denominator=MAX_RATE_DENOMINATOR,
+            ),
         )
     return rate

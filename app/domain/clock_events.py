@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.domain import clocks
-from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import IllegalMove, MalformedInput, RuleViolation, say
 from app.domain.formats import Format, RoundFormat
 from app.domain.log import (
     DealRecorded,
@@ -54,7 +54,7 @@ def check_schedule(
     check_segment(round_format, event.segment)
     check_group(round_format, event.group)
     if state is not None and state.ended is not None:
-        raise IllegalMove("FM-1", "round", f"round {event.round} has ended")
+        raise IllegalMove("FM-1", "round", say("round {round} has ended", round=event.round))
     group = event.group or ""
     if state is not None and any(
         (t.deals or t.hands or t.early_start) and t.group == group
@@ -63,7 +63,9 @@ def check_schedule(
     ):
         # rule CL-2: deals were judged in time against the schedule as it stood
         raise IllegalMove(
-            "CL-2", "start", f"segment {event.segment} has started; its schedule is fixed"
+            "CL-2",
+            "start",
+            say("segment {segment} has started; its schedule is fixed", segment=event.segment),
         )
     return (event.round, group, event.segment)
 
@@ -73,10 +75,14 @@ def check_group(round_format: RoundFormat, group: str | None) -> None:
     rounds name none."""
     if round_format.groups > 1 and group is None:
         raise MalformedInput(
-            "FM-2", "group", f"round {round_format.number} is played in groups; name the group"
+            "FM-2",
+            "group",
+            say("round {number} is played in groups; name the group", number=round_format.number),
         )
     if round_format.groups == 1 and group is not None:
-        raise MalformedInput("FM-2", "group", f"round {round_format.number} has no groups")
+        raise MalformedInput(
+            "FM-2", "group", say("round {number} has no groups", number=round_format.number)
+        )
 
 
 def close_segment(state: RoundState, event: SegmentClosed) -> None:
@@ -85,7 +91,9 @@ def close_segment(state: RoundState, event: SegmentClosed) -> None:
     check_group(state.format, event.group)
     key = (event.group or "", event.segment)
     if key in state.closed:
-        raise IllegalMove("CL-3", "segment", f"segment {event.segment} is closed already")
+        raise IllegalMove(
+            "CL-3", "segment", say("segment {segment} is closed already", segment=event.segment)
+        )
     state.closed.add(key)
 
 
@@ -94,7 +102,13 @@ def check_open_segment(state: RoundState, segment: int, table: TableSegment) -> 
     tables); corrections of its hands are still accepted."""
     if (segment_group(state, table), segment) in state.closed:
         raise IllegalMove(
-            "CL-3", "segment", f"segment {segment} of round {state.number} is finished"
+            "CL-3",
+            "segment",
+            say(
+                "segment {segment} of round {number} is finished",
+                segment=segment,
+                number=state.number,
+            ),
         )
 
 
@@ -116,8 +130,12 @@ def check_dealt_in_time(
         raise IllegalMove(
             "CL-3",
             "hand",
-            f"hand {event.hand} at table {event.table} has no recorded deal; in a timed "
-            "segment the judge records each deal so the server knows it was in time",
+            say(
+                "hand {hand} at table {table} has no recorded deal; in a timed segment the "
+                "judge records each deal so the server knows it was in time",
+                hand=event.hand,
+                table=event.table,
+            ),
         )
 
 
@@ -136,10 +154,14 @@ def record(fmt: Format, schedule: Schedule, state: RoundState, event: ClockEvent
             if state.format.segment_kind == "quarter" and event.segment % 2 == 0:
                 # rule CL-5: both tables start quarters 2 and 4 at the same moment
                 raise IllegalMove(
-                    "CL-5", "segment", "both tables start this quarter together; no early start"
+                    "CL-5",
+                    "segment",
+                    say("both tables start this quarter together; no early start"),
                 )
             if table.deals or table.hands or table.early_start is not None:
-                raise IllegalMove("CL-2", "time", f"table {event.table} has already started")
+                raise IllegalMove(
+                    "CL-2", "time", say("table {table} has already started", table=event.table)
+                )
             with _log_field_names():
                 clocks.check_early_start(  # rule CL-2
                     facts.scheduled_start,

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import IllegalMove, MalformedInput, RuleViolation, say
 from app.domain.formats import HANDS_PER_CYCLE, Format, RoundFormat
 
 Phase = Literal["not_started", "running", "overtime", "finished_short", "finished", "break"]
@@ -93,24 +93,28 @@ class SegmentClockFacts:
             if value is not None:
                 _require_aware(value, name)
         if self.planned_hands < 1:
-            raise MalformedInput("CL-3", "planned_hands", "must be at least 1")
+            raise MalformedInput("CL-3", "planned_hands", say("must be at least 1"))
         if not 0 <= self.hands_completed <= self.planned_hands:
             raise MalformedInput(
-                "CL-3", "hands_completed", f"must be between 0 and {self.planned_hands}"
+                "CL-3",
+                "hands_completed",
+                say("must be between 0 and {planned_hands}", planned_hands=self.planned_hands),
             )
         if self.limit is not None and self.limit <= _ZERO:
-            raise MalformedInput("CL-1", "limit", "must be positive, or None for no limit")
+            raise MalformedInput("CL-1", "limit", say("must be positive, or None for no limit"))
         if self.extension < _ZERO:
-            raise MalformedInput("CL-2", "extension", "must not be negative")
+            raise MalformedInput("CL-2", "extension", say("must not be negative"))
         for name in ("break_length", "mid_break_length"):
             if getattr(self, name) < _ZERO:
-                raise MalformedInput("CL-1", name, "must not be negative")
+                raise MalformedInput("CL-1", name, say("must not be negative"))
         self._check_early_start()
         self._check_deals()
         after = self.mid_break_after_hand
         if after is not None and not 1 <= after < self.planned_hands:
             raise MalformedInput(
-                "CL-1", "mid_break_after_hand", f"must be between 1 and {self.planned_hands - 1}"
+                "CL-1",
+                "mid_break_after_hand",
+                say("must be between 1 and {planned_hands}", planned_hands=self.planned_hands - 1),
             )
 
     def _check_early_start(self) -> None:
@@ -118,14 +122,17 @@ class SegmentClockFacts:
             return
         if self.scheduled_start is None:
             raise MalformedInput(
-                "CL-3a", "early_start", "a segment with no scheduled start cannot start early"
+                "CL-3a", "early_start", say("a segment with no scheduled start cannot start early")
             )
         if self.early_start > self.scheduled_start:
             raise MalformedInput(
                 "CL-2",
                 "early_start",
-                f"{self.early_start.isoformat()} is after the scheduled start "
-                f"{self.scheduled_start.isoformat()}",
+                say(
+                    "{early_start} is after the scheduled start {start}",
+                    early_start=self.early_start.isoformat(),
+                    start=self.scheduled_start.isoformat(),
+                ),
             )
 
     def _check_deals(self) -> None:
@@ -137,12 +144,23 @@ class SegmentClockFacts:
                 raise MalformedInput(
                     "CL-3",
                     "deals",
-                    f"hand {hand} must come after hand {previous_hand} "
-                    f"and be at most {self.planned_hands}",
+                    say(
+                        "hand {hand} must come after hand {previous_hand} and be at most "
+                        "{planned_hands}",
+                        hand=hand,
+                        previous_hand=previous_hand,
+                        planned_hands=self.planned_hands,
+                    ),
                 )
             if previous_at is not None and at < previous_at:
                 raise MalformedInput(
-                    "CL-3", "deals", f"hand {hand} is dealt before hand {previous_hand}"
+                    "CL-3",
+                    "deals",
+                    say(
+                        "hand {hand} is dealt before hand {previous_hand}",
+                        hand=hand,
+                        previous_hand=previous_hand,
+                    ),
                 )
             previous_hand, previous_at = hand, at
 
@@ -187,31 +205,41 @@ def check_early_start(
     _require_aware(started_at, "early_start")
     if scheduled_start is None:
         raise MalformedInput(
-            "CL-3a", "early_start", "the segment has no scheduled start, so it cannot start early"
+            "CL-3a",
+            "early_start",
+            say("the segment has no scheduled start, so it cannot start early"),
         )
     _require_aware(scheduled_start, "scheduled_start")
     if cap < _ZERO:
-        raise MalformedInput("CL-2", "early_start_cap", "must not be negative")
+        raise MalformedInput("CL-2", "early_start_cap", say("must not be negative"))
     if not all_four_agree:
         raise IllegalMove(
             "CL-2",
             "all_four_agree",
-            "an early start needs the judge to record that all four players agree",
+            say("an early start needs the judge to record that all four players agree"),
         )
     if started_at >= scheduled_start:
         raise MalformedInput(
             "CL-2",
             "early_start",
-            f"{started_at.isoformat()} is not before the scheduled start "
-            f"{scheduled_start.isoformat()}; an on-time start needs no record",
+            say(
+                "{started} is not before the scheduled start {start}; an on-time start "
+                "needs no record",
+                started=started_at.isoformat(),
+                start=scheduled_start.isoformat(),
+            ),
         )
     early = scheduled_start - started_at
     if early > cap:
         raise IllegalMove(
             "CL-2",
             "early_start",
-            f"starts {_duration_text(early)} before the scheduled start "
-            f"{scheduled_start.isoformat()}; at most {_duration_text(cap)} early is allowed",
+            say(
+                "starts {early} before the scheduled start {start}; at most {cap} early is allowed",
+                early=_duration_text(early),
+                start=scheduled_start.isoformat(),
+                cap=_duration_text(cap),
+            ),
         )
 
 
@@ -225,23 +253,38 @@ def check_deal(facts: SegmentClockFacts, hand: int, at: datetime) -> None:
     _require_aware(at, "at")
     _check_hand_number(facts, hand)
     if hand <= facts.hands_completed:
-        raise IllegalMove("CL-3", "hand", f"hand {hand} is already completed")
+        raise IllegalMove("CL-3", "hand", say("hand {hand} is already completed", hand=hand))
     if hand > facts.hands_completed + 1:
         raise IllegalMove(
             "CL-3",
             "hand",
-            f"hand {facts.hands_completed + 1} is not completed yet; it is the next to deal",
+            say(
+                "hand {hands_completed} is not completed yet; it is the next to deal",
+                hands_completed=facts.hands_completed + 1,
+            ),
         )
     dealt = _deal_time(facts, hand)
     if dealt is not None:
-        raise IllegalMove("CL-3", "hand", f"hand {hand} was already dealt at {dealt.isoformat()}")
+        raise IllegalMove(
+            "CL-3",
+            "hand",
+            say(
+                "hand {hand} was already dealt at {dealt}",
+                hand=hand,
+                dealt=dealt.isoformat(),
+            ),
+        )
     if facts.deals and at < facts.deals[-1][1]:
         # rule CL-6: hands are dealt one after another, so their times never run backwards
         # (a tablet's clock that did is off, or was set by hand)
         raise IllegalMove(
             "CL-6",
             "at",
-            f"{at.isoformat()} is before the previous deal at {facts.deals[-1][1].isoformat()}",
+            say(
+                "{at} is before the previous deal at {previous}",
+                at=at.isoformat(),
+                previous=facts.deals[-1][1].isoformat(),
+            ),
         )
     starts_at = _starts_at(facts)
     if starts_at is not None and at < starts_at:
@@ -249,16 +292,24 @@ def check_deal(facts: SegmentClockFacts, hand: int, at: datetime) -> None:
         raise IllegalMove(
             "CL-2",
             "at",
-            f"the segment starts at {starts_at.isoformat()}; starting earlier needs the judge "
-            "to record an early start that all four players agree to",
+            say(
+                "the segment starts at {start}; starting earlier needs the judge to record "
+                "an early start that all four players agree to",
+                start=starts_at.isoformat(),
+            ),
         )
     due = _segment_deadline(facts)
     if due is not None and at > due:
         raise IllegalMove(
             "CL-3",
             "at",
-            f"hand {hand} is dealt {_duration_text(at - due)} after the deadline "
-            f"{due.isoformat()}; no new hand may start after it",
+            say(
+                "hand {hand} is dealt {late} after the deadline {deadline}; no new hand may "
+                "start after it",
+                hand=hand,
+                late=_duration_text(at - due),
+                deadline=due.isoformat(),
+            ),
         )
 
 
@@ -381,14 +432,23 @@ def _hand_refusal(facts: SegmentClockFacts, hand: int, at: datetime) -> RuleViol
         return IllegalMove(
             "CL-3",
             "hand",
-            f"hand {hand} has no recorded deal and the deadline {due.isoformat()} has passed; "
-            "only a hand dealt in time may be finished",
+            say(
+                "hand {hand} has no recorded deal and the deadline {deadline} has passed; "
+                "only a hand dealt in time may be finished",
+                hand=hand,
+                deadline=due.isoformat(),
+            ),
         )
     if dealt > due:
         return IllegalMove(
             "CL-3",
             "hand",
-            f"hand {hand} was dealt at {dealt.isoformat()}, after the deadline {due.isoformat()}",
+            say(
+                "hand {hand} was dealt at {dealt}, after the deadline {deadline}",
+                hand=hand,
+                dealt=dealt.isoformat(),
+                deadline=due.isoformat(),
+            ),
         )
     return None
 
@@ -402,7 +462,11 @@ def _beyond_planned(facts: SegmentClockFacts, hand: int) -> MalformedInput:
     return MalformedInput(
         "CL-3",
         "hand",
-        f"hand {hand} is outside the {facts.planned_hands} planned hands of this segment",
+        say(
+            "hand {hand} is outside the {planned_hands} planned hands of this segment",
+            hand=hand,
+            planned_hands=facts.planned_hands,
+        ),
     )
 
 
@@ -473,4 +537,4 @@ def _duration_text(delta: timedelta) -> str:
 def _require_aware(value: datetime, field: str) -> None:
     # rule CL-6: every moment is the server's, in UTC; a naive time cannot be compared safely
     if value.tzinfo is None or value.utcoffset() is None:
-        raise MalformedInput("CL-6", field, "must be a timezone-aware time (the server's UTC)")
+        raise MalformedInput("CL-6", field, say("must be a timezone-aware time (the server's UTC)"))

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 from app.domain.formats import RoundFormat
 from app.domain.hands import PlayerId
 from app.domain.log import SeatingRecorded
@@ -57,7 +57,13 @@ def unfilled_tables(
             return MalformedInput(
                 "FM-9",
                 "players",
-                f"{label} has {count} players; register {short} substitute(s) to fill every table",
+                say(
+                    "{label} has {count} players; register {short} substitute(s) to fill every "
+                    "table",
+                    label=label,
+                    count=count,
+                    short=short,
+                ),
             )
     return None
 

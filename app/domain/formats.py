@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from app.domain import bounds
 from app.domain.ariari import AriAriRules, rules_from_log
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 from app.domain.hands import max_hand_points
 from app.domain.numbers import parse_rate
 
@@ -245,12 +245,18 @@ def format_from_log(raw: object) -> Format:
     if isinstance(raw, str):
         if raw not in PRESETS:
             raise MalformedInput(
-                "FM-1", "format", f"unknown preset {raw!r}; use one of {sorted(PRESETS)}"
+                "FM-1",
+                "format",
+                say(
+                    "unknown preset {raw}; use one of {presets}",
+                    raw=repr(raw),
+                    presets=sorted(PRESETS),
+                ),
             )
         return PRESETS[raw]
     if isinstance(raw, dict):
         return _custom_format(raw)
-    raise MalformedInput("FM-1", "format", "must be a preset name or a custom format object")
+    raise MalformedInput("FM-1", "format", say("must be a preset name or a custom format object"))
 
 
 _CUSTOM_KEYS = {
@@ -287,16 +293,22 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
     """
     unknown = set(raw) - _CUSTOM_KEYS
     if unknown:
-        raise MalformedInput("FM-1", f"format.{sorted(unknown)[0]}", "is not a format field")
+        raise MalformedInput("FM-1", f"format.{sorted(unknown)[0]}", say("is not a format field"))
     name = raw.get("name", "custom")
     if not isinstance(name, str) or not name:
-        raise MalformedInput("FM-1", "format.name", "must be a non-empty string")
+        raise MalformedInput("FM-1", "format.name", say("must be a non-empty string"))
     if "rounds" in raw and "preset" in raw:
-        raise MalformedInput("FM-1", "format", "give either rounds or a preset, not both")
+        raise MalformedInput("FM-1", "format", say("give either rounds or a preset, not both"))
     ruleset = raw.get("ruleset")
     if ruleset is not None and ruleset not in RULESETS:
         raise MalformedInput(
-            "FM-1", "format.ruleset", f"unknown ruleset {ruleset!r}; use one of {RULESETS}"
+            "FM-1",
+            "format.ruleset",
+            say(
+                "unknown ruleset {ruleset}; use one of {rulesets}",
+                ruleset=repr(ruleset),
+                rulesets=RULESETS,
+            ),
         )
     if "rounds" in raw:
         base = PRESETS["ariari" if ruleset == "ariari" else "wsom2008"]
@@ -308,10 +320,15 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
         raise MalformedInput(
             "FM-1",
             "format.ruleset",
-            f"the preset {base.name!r} plays {base.ruleset}; its rounds cannot play {ruleset}",
+            say(
+                "the preset {name} plays {ruleset}; its rounds cannot play {asked}",
+                name=repr(base.name),
+                ruleset=base.ruleset,
+                asked=ruleset,
+            ),
         )
     if base.ruleset != "ariari" and "game" in raw:
-        raise MalformedInput("FM-1", "format.game", "only an Ari Ari format has game rules")
+        raise MalformedInput("FM-1", "format.game", say("only an Ari Ari format has game rules"))
     if "advance" in raw:
         rounds = _override_advances(rounds, raw["advance"])
     value_limit = bounds.MAX_HAND_VALUE
@@ -344,7 +361,7 @@ def _custom_format(raw: Mapping[str, Any]) -> Format:
         ),
     )
     if fmt.min_value > fmt.max_value:
-        raise MalformedInput("HS-3", "format.min_value", "is above format.max_value")
+        raise MalformedInput("HS-3", "format.min_value", say("is above format.max_value"))
     validate_advances(fmt)
     return fmt
 
@@ -362,7 +379,9 @@ def _int_field(
     value = raw.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= maximum:
         raise MalformedInput(
-            rule, f"{where}.{key}", f"must be an integer from {minimum} to {maximum}"
+            rule,
+            f"{where}.{key}",
+            say("must be an integer from {minimum} to {maximum}", minimum=minimum, maximum=maximum),
         )
     return value
 
@@ -372,29 +391,36 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
         raise MalformedInput(
             "FM-1",
             "format.rounds",
-            f"must list the elimination rounds and then the final: 2 to {bounds.MAX_ROUNDS}",
+            say(
+                "must list the elimination rounds and then the final: 2 to {max_rounds}",
+                max_rounds=bounds.MAX_ROUNDS,
+            ),
         )
     rounds = []
     for index, item in enumerate(raw):
         where = f"format.rounds[{index}]"
         if not isinstance(item, dict):
-            raise MalformedInput("FM-1", where, "must be an object")
+            raise MalformedInput("FM-1", where, say("must be an object"))
         unknown = set(item) - _ROUND_KEYS
         if unknown:
-            raise MalformedInput("FM-1", f"{where}.{sorted(unknown)[0]}", "is not a round field")
+            raise MalformedInput(
+                "FM-1", f"{where}.{sorted(unknown)[0]}", say("is not a round field")
+            )
         number = index + 1
         is_final = index == len(raw) - 1
         if is_final and "advance" in item:
-            raise MalformedInput("FM-5", f"{where}.advance", "the final advances nobody")
+            raise MalformedInput("FM-5", f"{where}.advance", say("the final advances nobody"))
         if not is_final and "advance" not in item:
-            raise MalformedInput("FM-6", f"{where}.advance", "an elimination round needs it")
+            raise MalformedInput("FM-6", f"{where}.advance", say("an elimination round needs it"))
         groups = _int_field(item, "groups", 1, minimum=1, maximum=2, where=where, rule="FM-2")
         if groups > (2 if number == 1 else 1):
-            raise MalformedInput("FM-2", f"{where}.groups", "only round 1 may have 2 groups")
+            raise MalformedInput("FM-2", f"{where}.groups", say("only round 1 may have 2 groups"))
         if ruleset == "ariari":
             if "hands" in item:
                 raise MalformedInput(
-                    "AA-12", f"{where}.hands", "an Ari Ari segment is a game: it ends by its rules"
+                    "AA-12",
+                    f"{where}.hands",
+                    say("an Ari Ari segment is a game: it ends by its rules"),
                 )
             hands = MAX_GAME_HANDS  # rule AA-23
         else:
@@ -409,7 +435,9 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             )
         if hands % HANDS_PER_CYCLE:
             # rule FM-7: a segment is whole cycles, so every player deals equally often
-            raise MalformedInput("FM-7", f"{where}.hands", "must be a multiple of 4 (whole cycles)")
+            raise MalformedInput(
+                "FM-7", f"{where}.hands", say("must be a multiple of 4 (whole cycles)")
+            )
         kind = item.get(
             "kind", "game" if ruleset == "ariari" else "session" if is_final else "half"
         )
@@ -417,17 +445,19 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             raise MalformedInput(
                 "FM-1",
                 f"{where}.kind",
-                "must be game in an Ari Ari format"
+                say("must be game in an Ari Ari format")
                 if ruleset == "ariari"
-                else "must be half, quarter or session",
+                else say("must be half, quarter or session"),
             )
         rate_text = item.get("carry_over_rate", "1/4")
         if not isinstance(rate_text, str):
-            raise MalformedInput("SC-3", f"{where}.carry_over_rate", 'must be a string like "1/4"')
+            raise MalformedInput(
+                "SC-3", f"{where}.carry_over_rate", say('must be a string like "1/4"')
+            )
         try:
             rate = parse_rate(rate_text)
         except ValueError as error:
-            raise MalformedInput("SC-3", f"{where}.carry_over_rate", str(error)) from error
+            raise MalformedInput("SC-3", f"{where}.carry_over_rate", error.args[0]) from error
         bounds.check_rate(rate, rate_text, f"{where}.carry_over_rate")
         limit = item.get("time_limit", None if is_final or ruleset == "ariari" else 70)
         if limit is not None and (
@@ -438,17 +468,20 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             raise MalformedInput(
                 "CL-1",
                 f"{where}.time_limit",
-                f"must be minutes (1 to {bounds.MAX_MINUTES}, a whole day) or null",
+                say(
+                    "must be minutes (1 to {max_minutes}, a whole day) or null",
+                    max_minutes=bounds.MAX_MINUTES,
+                ),
             )
         advance = item.get("advance")
         if advance is not None and (not isinstance(advance, int) or isinstance(advance, bool)):
-            raise MalformedInput("FM-6", f"{where}.advance", "must be an integer")
+            raise MalformedInput("FM-6", f"{where}.advance", say("must be an integer"))
         if ruleset == "ariari" and item.get("break_after_cycles") is not None:
             # rule AA-8: a game's deal moves by its results, not by cycles
             raise MalformedInput(
                 "CL-1",
                 f"{where}.break_after_cycles",
-                "an Ari Ari game has no cycles to break after",
+                say("an Ari Ari game has no cycles to break after"),
             )
         after = item.get("break_after_cycles", 2 if is_final and ruleset == "wsom" else None)
         if after is not None and (
@@ -459,7 +492,7 @@ def _custom_rounds(raw: object, ruleset: str) -> tuple[RoundFormat, ...]:
             raise MalformedInput(
                 "CL-1",
                 f"{where}.break_after_cycles",
-                f"must be a number of cycles (1 to {bounds.CYCLE.high}) or null",
+                say("must be a number of cycles (1 to {high}) or null", high=bounds.CYCLE.high),
             )
         rounds.append(
             RoundFormat(
@@ -501,7 +534,9 @@ def _seat_pattern(item: Mapping[str, Any], kind: SegmentKind, where: str) -> Sea
         if pattern == known:
             return known
     raise MalformedInput(
-        "SE-6", f"{where}.seat_pattern", f"must be one of {', '.join(SEAT_PATTERNS)}"
+        "SE-6",
+        f"{where}.seat_pattern",
+        say("must be one of {seat_patterns}", seat_patterns=", ".join(SEAT_PATTERNS)),
     )
 
 
@@ -513,13 +548,17 @@ def _override_advances(rounds: tuple[RoundFormat, ...], raw: object) -> tuple[Ro
         or not raw
         or not all(isinstance(a, int) and not isinstance(a, bool) for a in raw)
     ):
-        raise MalformedInput("FM-6", "format.advance", "must be a list of integers")
+        raise MalformedInput("FM-6", "format.advance", say("must be a list of integers"))
     eliminations = [r for r in rounds if not r.is_final]
     if len(raw) > len(eliminations):
         raise MalformedInput(
             "FM-6",
             "format.advance",
-            f"names {len(raw)} rounds but the format has {len(eliminations)}",
+            say(
+                "names {raw} rounds but the format has {eliminations}",
+                raw=len(raw),
+                eliminations=len(eliminations),
+            ),
         )
     # Keep the first round's shape (2 groups) and the last elimination round's shape
     # (the quarters before the final), dropping middle rounds when fewer are asked for.
@@ -543,14 +582,22 @@ def validate_advances(fmt: Format) -> None:
             continue
         where = f"format.rounds[{round_format.number - 1}].advance"
         if advance <= 0 or advance % 4:
-            raise MalformedInput("FM-6", where, f"{advance} is not a positive multiple of 4")
+            raise MalformedInput(
+                "FM-6", where, say("{advance} is not a positive multiple of 4", advance=advance)
+            )
         bounds.ADVANCE.check(advance, where)
         if previous is not None and advance >= previous:
             raise MalformedInput(
-                "FM-6", where, f"{advance} is not smaller than the field of {previous} players"
+                "FM-6",
+                where,
+                say(
+                    "{advance} is not smaller than the field of {previous} players",
+                    advance=advance,
+                    previous=previous,
+                ),
             )
         previous = advance
     if previous != 4:
         raise MalformedInput(
-            "FM-5", "format", "the last elimination round must advance 4 to the final"
+            "FM-5", "format", say("the last elimination round must advance 4 to the final")
         )

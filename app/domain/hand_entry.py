@@ -17,7 +17,7 @@ from datetime import datetime
 from app.domain.ariari import AriAriResult, with_table_state
 from app.domain.bounds import short
 from app.domain.clock_events import Schedule, check_dealt_in_time, check_open_segment
-from app.domain.errors import HandRefused, IllegalMove, MalformedInput
+from app.domain.errors import HandRefused, IllegalMove, MalformedInput, say
 from app.domain.formats import Format
 from app.domain.hands import PlayerId
 from app.domain.log import HandRecorded, HandVoided, PenaltyGiven, PlayerRegistered
@@ -41,7 +41,7 @@ def is_retry(hand_keys: Mapping[str, HandRecorded], event: HandRecorded) -> bool
     raise MalformedInput(
         "CONTRACT §3",
         "id",
-        f"idempotency key {event.key!r} was already used for another hand",
+        say("idempotency key {key} was already used for another hand", key=repr(event.key)),
     )
 
 
@@ -60,8 +60,13 @@ def record_hand(
         raise IllegalMove(
             round_format.shape_rule,
             "hand",
-            f"a {round_format.segment_kind} of round {event.round} has "
-            f"{round_format.hands_per_segment} hands; the segment is finished",
+            say(
+                "a {segment_kind} of round {round} has {hands_per_segment} hands; the segment "
+                "is finished",
+                segment_kind=round_format.segment_kind,
+                round=event.round,
+                hands_per_segment=round_format.hands_per_segment,
+            ),
         )
     table = seated_table(state, event.segment, event.table)
     is_correction = event.hand in table.entered
@@ -69,8 +74,12 @@ def record_hand(
         raise IllegalMove(
             "CONTRACT §1",
             "hand",
-            f"hand {event.hand} is out of order: table {event.table} "
-            f"expects hand {table.last_hand + 1}",
+            say(
+                "hand {hand} is out of order: table {table} expects hand {last_hand}",
+                hand=event.hand,
+                table=event.table,
+                last_hand=table.last_hand + 1,
+            ),
         )
     if not is_correction:
         check_open_segment(state, event.segment, table)  # rule CL-3
@@ -91,7 +100,9 @@ def void(fmt: Format, state: RoundState, event: HandVoided) -> None:
     table = seated_table(state, event.segment, event.table)
     if event.hand not in table.hands:
         raise IllegalMove(
-            "CONTRACT §1", "hand", f"table {event.table} has no hand {event.hand} to void"
+            "CONTRACT §1",
+            "hand",
+            say("table {table} has no hand {hand} to void", table=event.table, hand=event.hand),
         )
     results = table.results()
     del results[event.hand]
@@ -114,8 +125,12 @@ def penalize(
         raise MalformedInput(
             "PN-1",
             "points",
-            f"a penalty is a deduction of 1 to {bound:,} points in this format "
-            f"(give it as -1 to -{bound}), not {short(event.points)}",
+            say(
+                "a penalty is a deduction of 1 to {bound:,} points in this format (give it as "
+                "-1 to -{bound}), not {points}",
+                bound=bound,
+                points=short(event.points),
+            ),
         )
     state.play[event.player] = state.play.get(event.player, 0) + event.points  # rules PN-1, SC-1
     state.penalties.append(event)
@@ -137,8 +152,14 @@ def table_play(
         raise IllegalMove(
             violation.rule,
             "hand",
-            f"this change to hand {changed} would make hand {refused.hand} illegal "
-            f"({violation.field}: {violation.message}); correct or void the later hands first",
+            say(
+                "this change to hand {changed} would make hand {hand} illegal ({field}: "
+                "{message}); correct or void the later hands first",
+                changed=changed,
+                hand=refused.hand,
+                field=violation.field,
+                message=violation.message,
+            ),
         ) from refused
 
 

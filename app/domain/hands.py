@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain import bounds
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 
 PlayerId = str | int
 
@@ -89,14 +89,16 @@ def max_hand_points(max_value: int) -> int:
 
 def _integer(raw: object, field: str, rule: str) -> int:
     if not isinstance(raw, int) or isinstance(raw, bool):
-        raise MalformedInput(rule, field, f"must be an integer, got {raw!r}")
+        raise MalformedInput(rule, field, say("must be an integer, got {raw}", raw=repr(raw)))
     return raw
 
 
 def player_id(raw: object, field: str) -> PlayerId:
     """A player named by a result, or a refusal naming the field (CONTRACT §1)."""
     if not is_player_id(raw):
-        raise MalformedInput("CONTRACT §1", field, f"must be a player id, got {raw!r}")
+        raise MalformedInput(
+            "CONTRACT §1", field, say("must be a player id, got {raw}", raw=repr(raw))
+        )
     assert isinstance(raw, str | int)
     return raw
 
@@ -118,19 +120,27 @@ def check_fields(
     """Refuse a missing or an unknown field of a result object, naming the first one."""
     missing = required - set(raw)
     if missing:
-        raise MalformedInput(rule, f"{field}.{sorted(missing)[0]}", f"is required for {what}")
+        raise MalformedInput(
+            rule, f"{field}.{sorted(missing)[0]}", say("is required for {what}", what=what)
+        )
     unknown = set(raw) - required - optional
     if unknown:
-        raise MalformedInput(rule, f"{field}.{sorted(unknown)[0]}", f"is not a field of {what}")
+        raise MalformedInput(
+            rule, f"{field}.{sorted(unknown)[0]}", say("is not a field of {what}", what=what)
+        )
 
 
 def parse_result(raw: object, field: str = "result") -> HandResult:
     """The `result` object of a `hand` line (CONTRACT.md §1), checked for shape only."""
     if not isinstance(raw, dict):
-        raise MalformedInput("HS-1", field, "must be an object with a kind")
+        raise MalformedInput("HS-1", field, say("must be an object with a kind"))
     kind = raw.get("kind")
     if kind not in _RESULT_KEYS:
-        raise MalformedInput("HS-1", f"{field}.kind", f"{kind!r} is not one of {', '.join(KINDS)}")
+        raise MalformedInput(
+            "HS-1",
+            f"{field}.kind",
+            say("{kind} is not one of {kinds}", kind=repr(kind), kinds=", ".join(KINDS)),
+        )
     required, optional = _RESULT_KEYS[kind]
     check_fields(raw, required, optional, field, f"a {kind}", "HS-1")
     if kind == "self_draw":
@@ -153,7 +163,7 @@ def _parse_points(raw: Mapping[str, Any], field: str) -> DirectPoints:
     deltas = raw["deltas"]
     if not isinstance(deltas, dict) or not deltas:
         raise MalformedInput(
-            "HS-7", f"{field}.deltas", "must map each player at the table to points"
+            "HS-7", f"{field}.deltas", say("must map each player at the table to points")
         )
     pairs = tuple(
         (key, _integer(points, f"{field}.deltas.{key}", "HS-7")) for key, points in deltas.items()
@@ -163,7 +173,7 @@ def _parse_points(raw: Mapping[str, Any], field: str) -> DirectPoints:
         raise MalformedInput(
             "HS-7",
             f"{field}.{'value' if has_winner else 'winner'}",
-            "a direct-points hand names both the winner and the value, or neither",
+            say("a direct-points hand names both the winner and the value, or neither"),
         )
     if has_winner:
         return DirectPoints(
@@ -198,18 +208,36 @@ def _check_value(value: int, min_value: int, max_value: int, field: str) -> None
     # rule HS-3: the value of a winning hand lies between the format's minimum and 320
     if value < min_value:
         raise MalformedInput(
-            "HS-3", field, f"{bounds.short(value)} is below the minimum winning value {min_value}"
+            "HS-3",
+            field,
+            say(
+                "{value} is below the minimum winning value {min_value}",
+                value=bounds.short(value),
+                min_value=min_value,
+            ),
         )
     if value > max_value:
         raise MalformedInput(
-            "HS-3", field, f"{bounds.short(value)} is above the maximum winning value {max_value}"
+            "HS-3",
+            field,
+            say(
+                "{value} is above the maximum winning value {max_value}",
+                value=bounds.short(value),
+                max_value=max_value,
+            ),
         )
 
 
 def _check_seated(player: PlayerId, seats: Sequence[PlayerId], field: str) -> None:
     if player not in seats:
         raise MalformedInput(
-            "HS-1", field, f"player {player!r} is not at this table ({', '.join(map(str, seats))})"
+            "HS-1",
+            field,
+            say(
+                "player {player} is not at this table ({seats})",
+                player=repr(player),
+                seats=", ".join(map(str, seats)),
+            ),
         )
 
 
@@ -240,7 +268,7 @@ def settle(
         _check_seated(result.discarder, seats, f"{field}.discarder")
         if result.discarder == result.winner:
             raise MalformedInput(
-                "HS-1", f"{field}.discarder", "the winner cannot discard to themselves"
+                "HS-1", f"{field}.discarder", say("the winner cannot discard to themselves")
             )
         if value <= DISCARD_SHARE_LIMIT:
             # rule HS-2: on a discard worth 25 or less, each of the three others pays v
@@ -274,7 +302,9 @@ def _settle_points(
     missing = [p for p in seats if p not in given]
     if missing:
         raise MalformedInput(
-            "HS-7", f"{field}.deltas.{missing[0]}", "every player at the table needs a point change"
+            "HS-7",
+            f"{field}.deltas.{missing[0]}",
+            say("every player at the table needs a point change"),
         )
     most = max_hand_points(max_value)
     for player, points in given.items():
@@ -283,14 +313,21 @@ def _settle_points(
             raise MalformedInput(
                 "HS-7",
                 f"{field}.deltas.{player}",
-                f"{bounds.short(points)} points is more than a hand can move: a hand worth "
-                f"the maximum {max_value} moves {most} at most (rule HS-2)",
+                say(
+                    "{points} points is more than a hand can move: a hand worth the maximum "
+                    "{max_value} moves {most} at most (rule HS-2)",
+                    points=bounds.short(points),
+                    max_value=max_value,
+                    most=most,
+                ),
             )
     total = sum(given.values())
     if total != 0:
         # rule HS-7 (and HS-2: every hand is zero-sum)
         raise MalformedInput(
-            "HS-7", f"{field}.deltas", f"the point changes sum to {total}, not zero"
+            "HS-7",
+            f"{field}.deltas",
+            say("the point changes sum to {total}, not zero", total=total),
         )
     if result.winner is not None and result.value is not None:
         _check_seated(result.winner, seats, f"{field}.winner")

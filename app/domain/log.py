@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.domain import bounds
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 from app.domain.formats import Format, format_from_log
 from app.domain.hands import PlayerId, is_player_id
 from app.domain.languages import LANGUAGES
@@ -225,23 +225,29 @@ class _Fields:
         self.raw = raw
         missing = required - set(raw)
         if missing:
-            raise MalformedInput("CONTRACT §1", sorted(missing)[0], f"is required in a {kind} line")
+            raise MalformedInput(
+                "CONTRACT §1", sorted(missing)[0], say("is required in a {kind} line", kind=kind)
+            )
         unknown = set(raw) - required - optional - METADATA_FIELDS - {"type"}
         if unknown:
             raise MalformedInput(
-                "CONTRACT §1", sorted(unknown)[0], f"is not a field of a {kind} line"
+                "CONTRACT §1", sorted(unknown)[0], say("is not a field of a {kind} line", kind=kind)
             )
 
     def positive(self, key: str, rule: str = "CONTRACT §1") -> int:
         value = self.raw[key]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise MalformedInput(rule, key, f"must be a positive integer, got {value!r}")
+            raise MalformedInput(
+                rule, key, say("must be a positive integer, got {value}", value=repr(value))
+            )
         return FIELD_BOUNDS[key].check(value, key)
 
     def integer(self, key: str, rule: str = "CONTRACT §1") -> int:
         value = self.raw[key]
         if not isinstance(value, int) or isinstance(value, bool):
-            raise MalformedInput(rule, key, f"must be an integer, got {value!r}")
+            raise MalformedInput(
+                rule, key, say("must be an integer, got {value}", value=repr(value))
+            )
         return value
 
     def text(
@@ -256,10 +262,18 @@ class _Fields:
             return None
         value = self.raw[key]
         if not isinstance(value, str) or not value.strip():
-            raise MalformedInput(rule, key, f"must be a non-empty string, got {value!r}")
+            raise MalformedInput(
+                rule, key, say("must be a non-empty string, got {value}", value=repr(value))
+            )
         if longest is not None and len(value) > longest:
             raise MalformedInput(
-                rule, key, f"is {len(value)} characters long; at most {longest} are kept"
+                rule,
+                key,
+                say(
+                    "is {length} characters long; at most {longest} are kept",
+                    length=len(value),
+                    longest=longest,
+                ),
             )
         return value
 
@@ -274,7 +288,9 @@ class _Fields:
         value = self.raw[key]
         if not is_player_id(value):
             raise MalformedInput(
-                "CONTRACT §1", key, f"must be a player id (string or integer), got {value!r}"
+                "CONTRACT §1",
+                key,
+                say("must be a player id (string or integer), got {value}", value=repr(value)),
             )
         assert isinstance(value, str | int)
         return value
@@ -307,7 +323,11 @@ def _language(f: _Fields) -> str:
         raise MalformedInput(
             "CONTRACT §1",
             "language",
-            f"must be one of {', '.join(LANGUAGES)} (issue 17), got {language!r}",
+            say(
+                "must be one of {languages} (issue 17), got {language}",
+                languages=", ".join(LANGUAGES),
+                language=repr(language),
+            ),
         )
     assert isinstance(language, str)
     return language
@@ -320,10 +340,12 @@ def _language_set(f: _Fields) -> LanguageSet:
 def _player(f: _Fields) -> PlayerRegistered:
     group = f.raw["group"]
     if group not in ("A", "B"):
-        raise MalformedInput("FM-2", "group", f'must be "A" or "B", got {group!r}')
+        raise MalformedInput(
+            "FM-2", "group", say('must be "A" or "B", got {group}', group=repr(group))
+        )
     substitute = f.raw.get("substitute", False)
     if not isinstance(substitute, bool):
-        raise MalformedInput("FM-9", "substitute", "must be true or false")
+        raise MalformedInput("FM-9", "substitute", say("must be true or false"))
     name = f.text("name")
     assert name is not None
     return PlayerRegistered(
@@ -339,27 +361,39 @@ def _player(f: _Fields) -> PlayerRegistered:
 def _prizes(f: _Fields) -> PrizesSet:
     amounts = f.raw["amounts"]
     if not isinstance(amounts, list):
-        raise MalformedInput("PR-2", "amounts", "must be a list of prize amounts, index 0 = rank 1")
+        raise MalformedInput(
+            "PR-2", "amounts", say("must be a list of prize amounts, index 0 = rank 1")
+        )
     if len(amounts) > bounds.MAX_PLAYERS:
         raise MalformedInput(
-            "PR-2", "amounts", f"lists {len(amounts)} places; at most {bounds.MAX_PLAYERS}"
+            "PR-2",
+            "amounts",
+            say(
+                "lists {amounts} places; at most {max_players}",
+                amounts=len(amounts),
+                max_players=bounds.MAX_PLAYERS,
+            ),
         )
     parsed = []
     for index, raw in enumerate(amounts):
         try:
             amount = parse_amount(raw)
         except ValueError as error:
-            raise MalformedInput("PR-2", f"amounts[{index}]", str(error)) from error
+            raise MalformedInput("PR-2", f"amounts[{index}]", error.args[0]) from error
         if amount < 0:
-            raise MalformedInput("PR-2", f"amounts[{index}]", "a prize cannot be negative")
+            raise MalformedInput("PR-2", f"amounts[{index}]", say("a prize cannot be negative"))
         if amount > bounds.MAX_PRIZE:
             raise MalformedInput(
-                "PR-2", f"amounts[{index}]", f"a prize is at most {bounds.MAX_PRIZE:,}"
+                "PR-2",
+                f"amounts[{index}]",
+                say("a prize is at most {max_prize:,}", max_prize=bounds.MAX_PRIZE),
             )
         if amount.denominator > bounds.MAX_PRIZE_DENOMINATOR:
             # rule PR-3: a shared prize is split among at most the whole field, in cents
             raise MalformedInput(
-                "PR-3", f"amounts[{index}]", f"{raw!r} is not a sum of money a place can share"
+                "PR-3",
+                f"amounts[{index}]",
+                say("{raw} is not a sum of money a place can share", raw=repr(raw)),
             )
         parsed.append(amount)
     return PrizesSet(tuple(parsed))
@@ -368,11 +402,11 @@ def _prizes(f: _Fields) -> PrizesSet:
 def _carry_over_rate(f: _Fields) -> CarryOverRateSet:
     rate_text = f.raw["rate"]
     if not isinstance(rate_text, str):
-        raise MalformedInput("SC-3", "rate", 'must be an exact string such as "1/4"')
+        raise MalformedInput("SC-3", "rate", say('must be an exact string such as "1/4"'))
     try:
         rate = parse_rate(rate_text)
     except ValueError as error:
-        raise MalformedInput("SC-3", "rate", str(error)) from error
+        raise MalformedInput("SC-3", "rate", error.args[0]) from error
     bounds.check_rate(rate, rate_text, "rate")
     return CarryOverRateSet(f.positive("round", "SC-3"), rate)
 
@@ -380,11 +414,15 @@ def _carry_over_rate(f: _Fields) -> CarryOverRateSet:
 def _seating(f: _Fields) -> SeatingRecorded:
     seats = f.raw["seats"]
     if not isinstance(seats, list) or len(seats) != 4:
-        raise MalformedInput("FM-9", "seats", "must list 4 player ids: [east, south, west, north]")
+        raise MalformedInput(
+            "FM-9", "seats", say("must list 4 player ids: [east, south, west, north]")
+        )
     for index, player in enumerate(seats):
         if not is_player_id(player):
             raise MalformedInput(
-                "CONTRACT §1", f"seats[{index}]", f"must be a player id, got {player!r}"
+                "CONTRACT §1",
+                f"seats[{index}]",
+                say("must be a player id, got {player}", player=repr(player)),
             )
     cycle = f.positive("cycle", "SE-8") if "cycle" in f.raw else None
     return SeatingRecorded(
@@ -416,8 +454,11 @@ def _penalty(f: _Fields) -> PenaltyGiven:
         raise MalformedInput(
             "PN-1",
             "points",
-            f"a penalty is a deduction: give the points taken off as a negative number "
-            f"such as -5, not {bounds.short(points)}",
+            say(
+                "a penalty is a deduction: give the points taken off as a negative number such "
+                "as -5, not {points}",
+                points=bounds.short(points),
+            ),
         )
     reason = f.text("reason", "PN-1")
     assert reason is not None
@@ -446,13 +487,27 @@ def parse_time(raw: object, field: str, rule: str) -> datetime:
     """An ISO 8601 instant with its offset ("2026-11-29T09:00:00Z"), as UTC. A time without
     an offset is refused: a hall, a server and a log reader may sit in different zones."""
     if not isinstance(raw, str):
-        raise MalformedInput(rule, field, f'must be an ISO 8601 time such as "{_EXAMPLE_TIME}"')
+        raise MalformedInput(
+            rule,
+            field,
+            say('must be an ISO 8601 time such as "{example_time}"', example_time=_EXAMPLE_TIME),
+        )
     try:
         value = datetime.fromisoformat(raw)
     except ValueError as error:
-        raise MalformedInput(rule, field, f"{raw[:40]!r} is not an ISO 8601 time") from error
+        raise MalformedInput(
+            rule, field, say("{raw} is not an ISO 8601 time", raw=repr(raw[:40]))
+        ) from error
     if value.tzinfo is None:
-        raise MalformedInput(rule, field, f'{raw!r} needs its UTC offset, e.g. "{_EXAMPLE_TIME}"')
+        raise MalformedInput(
+            rule,
+            field,
+            say(
+                '{raw} needs its UTC offset, e.g. "{example_time}"',
+                raw=repr(raw),
+                example_time=_EXAMPLE_TIME,
+            ),
+        )
     # year 1 or 9999 with an offset overflows before it is even in UTC, and later every
     # deadline computed from it (the feeds answered 500): such a time is a typing error. A
     # line read back from the database is read as it is (see parse_event).
@@ -460,13 +515,21 @@ def parse_time(raw: object, field: str, rule: str) -> datetime:
         raise MalformedInput(
             rule,
             field,
-            f"{raw!r} is in year {value.year}; a tournament's times lie in the years "
-            f"{bounds.MIN_YEAR} to {bounds.MAX_YEAR}",
+            say(
+                "{raw} is in year {year}; a tournament's times lie in the years {min_year} to "
+                "{max_year}",
+                raw=repr(raw),
+                year=value.year,
+                min_year=bounds.MIN_YEAR,
+                max_year=bounds.MAX_YEAR,
+            ),
         )
     try:
         return value.astimezone(UTC)
     except OverflowError as error:  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
-        raise MalformedInput(rule, field, f"{raw!r} is outside the calendar in UTC") from error
+        raise MalformedInput(
+            rule, field, say("{raw} is outside the calendar in UTC", raw=repr(raw))
+        ) from error
 
 
 def format_time(value: datetime) -> str:
@@ -485,7 +548,9 @@ def _draw(f: _Fields) -> DrawRecorded:
 def _group(f: _Fields) -> str | None:
     group = f.raw.get("group")
     if group is not None and group not in ("A", "B"):
-        raise MalformedInput("FM-2", "group", f'must be "A" or "B", got {group!r}')
+        raise MalformedInput(
+            "FM-2", "group", say('must be "A" or "B", got {group}', group=repr(group))
+        )
     return group
 
 
@@ -503,7 +568,9 @@ def _deal(f: _Fields) -> DealRecorded:
 def _early_start(f: _Fields) -> EarlyStart:
     agreed = f.raw["agreed"]
     if agreed is not True:
-        raise MalformedInput("CL-2", "agreed", "an early start needs all four players to agree")
+        raise MalformedInput(
+            "CL-2", "agreed", say("an early start needs all four players to agree")
+        )
     sent, override = _tablet_fields(f, "CL-2")
     return EarlyStart(*f.where(), f.time("time", "CL-2"), agreed, sent, override)
 
@@ -565,7 +632,7 @@ def parse_event(raw: object, *, stored: bool = False) -> Event:
     or came in before they existed, and is read as it is: a tournament in the database
     never becomes unreadable."""
     if not isinstance(raw, dict):
-        raise MalformedInput("CONTRACT §1", "line", "must be a JSON object")
+        raise MalformedInput("CONTRACT §1", "line", say("must be a JSON object"))
     if not stored:
         check_tree(raw, "CONTRACT §1")
     kind = raw.get("type")
@@ -573,7 +640,11 @@ def parse_event(raw: object, *, stored: bool = False) -> Event:
         raise MalformedInput(
             "CONTRACT §1",
             "type",
-            f"unknown line type {kind!r}; expected one of {', '.join(_LINE_TYPES)}",
+            say(
+                "unknown line type {kind}; expected one of {line_types}",
+                kind=repr(kind),
+                line_types=", ".join(_LINE_TYPES),
+            ),
         )
     required, optional, build = _LINE_TYPES[kind]
     reading = _READING_STORED.set(stored)
@@ -590,13 +661,19 @@ def decode_line(text: str, *, stored: bool = False) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise MalformedInput(
-            "CONTRACT §1", "line", f"is not valid JSON: {error.msg} at column {error.colno}"
+            "CONTRACT §1",
+            "line",
+            say(
+                "is not valid JSON: {reason} at column {column}",
+                reason=error.msg,
+                column=error.colno,
+            ),
         ) from error
     except ValueError as error:
         # an integer of thousands of digits (Python's limit on converting one): no
         # number of a tournament is near it
         raise MalformedInput(
-            "CONTRACT §1", "line", f"holds a number too long to read: {error}"
+            "CONTRACT §1", "line", say("holds a number too long to read: {error}", error=error)
         ) from error
 
 

@@ -6,6 +6,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from app.domain.errors import say
+
 _RATE = re.compile(r"^\s*\d{1,9}\s*(/\s*\d{1,9}\s*)?$|^\s*\d{0,9}\.\d{1,9}\s*$")
 # An exact fraction as exports write a shared prize ("1000/3"): digits only, so that no
 # exponent ("1e999999999") makes a number too big to hold.
@@ -62,11 +64,13 @@ def parse_rate(text: str) -> Fraction:
     Floats never reach here: a rate travels as a string so it stays exact (CONTRACT.md §1).
     """
     if not _RATE.match(text):
-        raise ValueError(f'{text!r} is not an exact rate such as "1/4"')
+        raise ValueError(say('{text} is not an exact rate such as "1/4"', text=repr(text)))
     try:
         return Fraction(text.replace(" ", ""))
     except (ValueError, ZeroDivisionError) as error:
-        raise ValueError(f'{text!r} is not an exact rate such as "1/4"') from error
+        raise ValueError(
+            say('{text} is not an exact rate such as "1/4"', text=repr(text))
+        ) from error
 
 
 def parse_amount(raw: object) -> Fraction:
@@ -76,26 +80,28 @@ def parse_amount(raw: object) -> Fraction:
     A JSON float is read through its shortest decimal form, so 1500.5 stays 1500.5 exactly.
     """
     if isinstance(raw, bool):
-        raise ValueError("a prize amount is a number, not true/false")
+        raise ValueError(say("a prize amount is a number, not true/false"))
     if isinstance(raw, int):
         return Fraction(raw)
     if isinstance(raw, str) and "/" in raw:
         if not _FRACTION.match(raw):
-            raise ValueError(f"{raw[:40]!r} is not a number such as 1500.50 or 1000/3")
+            raise ValueError(
+                say("{raw} is not a number such as 1500.50 or 1000/3", raw=repr(raw[:40]))
+            )
         try:
             return Fraction(raw.strip())
         except (ValueError, ZeroDivisionError) as error:
-            raise ValueError(f"{raw!r} is not a number") from error
+            raise ValueError(say("{raw} is not a number", raw=repr(raw))) from error
     if isinstance(raw, float | str):
         try:
             decimal = Decimal(str(raw))
         except InvalidOperation as error:
-            raise ValueError(f"{raw!r} is not a number") from error
+            raise ValueError(say("{raw} is not a number", raw=repr(raw))) from error
         if not decimal.is_finite():
-            raise ValueError(f"{raw!r} is not a finite number")
+            raise ValueError(say("{raw} is not a finite number", raw=repr(raw)))
         exponent = decimal.as_tuple().exponent
         assert isinstance(exponent, int)
         if abs(decimal.adjusted()) > _DECIMAL_DIGITS or exponent < -_DECIMAL_DIGITS:
             raise ValueError(f"{raw!r} is not a sum of money (too many digits)")
         return Fraction(decimal)
-    raise ValueError(f"{raw!r} is not a number")
+    raise ValueError(say("{raw} is not a number", raw=repr(raw)))

@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 
 from app.domain.ariari import END_WORDS, EndReason, Game
 from app.domain.clocks import Phase
-from app.domain.errors import LogError, MalformedInput, RuleViolation
+from app.domain.errors import LogError, MalformedInput, RuleViolation, say
 from app.domain.hands import PlayerId
 from app.domain.log import (
     Event,
@@ -148,7 +148,7 @@ def replay_lines(
             if tournament is None:
                 if not isinstance(event, TournamentDeclared):
                     raise MalformedInput(
-                        "CONTRACT §1", "type", "the first line must be the tournament line"
+                        "CONTRACT §1", "type", say("the first line must be the tournament line")
                     )
                 tournament = Tournament(event)
             else:
@@ -156,7 +156,9 @@ def replay_lines(
         except RuleViolation as violation:
             raise LogError(number, violation) from violation
     if tournament is None:
-        raise LogError(max(number, 1), MalformedInput("CONTRACT §1", "type", "the log is empty"))
+        raise LogError(
+            max(number, 1), MalformedInput("CONTRACT §1", "type", say("the log is empty"))
+        )
     return tournament
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 
 SLOTS = 4  # rule FM-9: every table seats exactly 4
 MAX_HALVES = 4  # rule FM-2: round 1 has 4 halves per group, the most of any round
@@ -55,43 +55,71 @@ class Rotation:
 
     def __post_init__(self) -> None:
         if self.tables < 1:
-            raise MalformedInput("SE-2", "tables", f"{self.tables} tables: at least 1 needed")
+            raise MalformedInput(
+                "SE-2", "tables", say("{tables} tables: at least 1 needed", tables=self.tables)
+            )
         if not 1 <= self.halves <= MAX_HALVES:
-            raise MalformedInput("SE-2", "halves", f"{self.halves} halves: rounds have 1 to 4")
+            raise MalformedInput(
+                "SE-2", "halves", say("{halves} halves: rounds have 1 to 4", halves=self.halves)
+            )
         if len(self.moves) != self.halves:
             raise MalformedInput(
-                "SE-2", "moves", f"{len(self.moves)} halves of moves for {self.halves} halves"
+                "SE-2",
+                "moves",
+                say(
+                    "{moves} halves of moves for {halves} halves",
+                    moves=len(self.moves),
+                    halves=self.halves,
+                ),
             )
         for half, by_table in enumerate(self.moves, start=1):
             if len(by_table) != self.tables or any(len(row) != SLOTS for row in by_table):
                 raise MalformedInput(
-                    "SE-2", "moves", f"half {half} must give {self.tables} tables of 4 slots"
+                    "SE-2",
+                    "moves",
+                    say(
+                        "half {half} must give {tables} tables of 4 slots",
+                        half=half,
+                        tables=self.tables,
+                    ),
                 )
             seated = Counter(table for row in by_table for table in row)
             if any(seated[table] != SLOTS for table in range(self.tables)):
                 # rule FM-9: a table with 3 or 5 players cannot play
                 raise MalformedInput(
-                    "SE-2", "moves", f"half {half} does not seat exactly 4 at every table"
+                    "SE-2",
+                    "moves",
+                    say("half {half} does not seat exactly 4 at every table", half=half),
                 )
         if any(table != start for start, row in enumerate(self.moves[0]) for table in row):
             # rule SE-1: half 1 is the draw itself, so nobody moves into it
-            raise MalformedInput("SE-1", "moves", "half 1 must keep every player at the draw")
+            raise MalformedInput("SE-1", "moves", say("half 1 must keep every player at the draw"))
         object.__setattr__(self, "repeats", _count_repeats(self))
 
     def table_in_half(self, half: int, table: int, slot: int) -> int:
         """The table, in `half` (1-based), of the player drawn at `table`, `slot` (0-based)."""
         if not 1 <= half <= self.halves:
-            raise MalformedInput("SE-2", "half", f"half {half} is not in 1..{self.halves}")
+            raise MalformedInput(
+                "SE-2",
+                "half",
+                say("half {half} is not in 1..{halves}", half=half, halves=self.halves),
+            )
         if not 0 <= table < self.tables or not 0 <= slot < SLOTS:
             raise MalformedInput(
-                "SE-1", "seat", f"table {table}, slot {slot} is not a seat of the draw"
+                "SE-1",
+                "seat",
+                say("table {table}, slot {slot} is not a seat of the draw", table=table, slot=slot),
             )
         return self.moves[half - 1][table][slot]
 
     def seatings(self, half: int) -> tuple[tuple[Seat, ...], ...]:
         """For each table of `half` (1-based), the 4 starting seats of the players there."""
         if not 1 <= half <= self.halves:
-            raise MalformedInput("SE-2", "half", f"half {half} is not in 1..{self.halves}")
+            raise MalformedInput(
+                "SE-2",
+                "half",
+                say("half {half} is not in 1..{halves}", half=half, halves=self.halves),
+            )
         at: list[list[Seat]] = [[] for _ in range(self.tables)]
         for start, row in enumerate(self.moves[half - 1]):
             for slot, table in enumerate(row):
@@ -159,9 +187,13 @@ def rotation_for(tables: int, halves: int) -> Rotation:
     """The fixed pattern of rule SE-2 for a round with `tables` tables and `halves` halves
     (4 in round 1, rule FM-2; 2 in rounds 2 to 6, rule FM-3). Deterministic."""
     if tables < 1:
-        raise MalformedInput("SE-2", "tables", f"{tables} tables: a round needs at least 1")
+        raise MalformedInput(
+            "SE-2", "tables", say("{tables} tables: a round needs at least 1", tables=tables)
+        )
     if not 1 <= halves <= MAX_HALVES:
-        raise MalformedInput("SE-2", "halves", f"{halves} halves: rounds have 1 to 4")
+        raise MalformedInput(
+            "SE-2", "halves", say("{halves} halves: rounds have 1 to 4", halves=halves)
+        )
     return _rotation(tables, halves)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.errors import IllegalMove, MalformedInput, Say, say
 from app.domain.formats import Format
 from app.domain.log import RoundEnded
 from app.domain.round_state import RoundState
@@ -29,13 +29,37 @@ class UnfinishedTable:
     hands: int
     planned: int | None  # None for an Ari Ari game, which ends by its rules
 
-    def describe(self) -> str:
-        where = f"table {self.table}, segment {self.segment}" + (
-            f" of group {self.group}" if self.group else ""
-        )
+    def describe(self) -> Say:
+        where = {"table": self.table, "segment": self.segment, "group": self.group}
+        # Each case its own sentence: a translation orders the words its own way.
         if self.planned is None:
-            return f"{where}: its game has not ended ({self.hands} hands)"
-        return f"{where}: {self.hands} of {self.planned} hands"
+            if self.group:
+                return say(
+                    "table {table}, segment {segment} of group {group}: its game has not ended "
+                    "({hands} hands)",
+                    hands=self.hands,
+                    **where,
+                )
+            return say(
+                "table {table}, segment {segment}: its game has not ended ({hands} hands)",
+                table=self.table,
+                segment=self.segment,
+                hands=self.hands,
+            )
+        if self.group:
+            return say(
+                "table {table}, segment {segment} of group {group}: {hands} of {planned} hands",
+                hands=self.hands,
+                planned=self.planned,
+                **where,
+            )
+        return say(
+            "table {table}, segment {segment}: {hands} of {planned} hands",
+            table=self.table,
+            segment=self.segment,
+            hands=self.hands,
+            planned=self.planned,
+        )
 
 
 class RoundUnfinished(IllegalMove):
@@ -43,26 +67,49 @@ class RoundUnfinished(IllegalMove):
     organizer's confirmation and a reason (the `round_end` line's `reason`)."""
 
     def __init__(self, round_number: int, rule: str, tables: Sequence[UnfinishedTable]) -> None:
-        listed = "; ".join(table.describe() for table in tables[:_LISTED_IN_A_MESSAGE])
+        shown = [table.describe() for table in tables[:_LISTED_IN_A_MESSAGE]]
+        # The tables' descriptions each said in the reader's language, joined as in English
+        # (a list of places, not a sentence: its template is not in the catalog).
+        places = {f"table{n}": table for n, table in enumerate(shown)}
+        listed = Say(_list_of(len(shown)), **places)
         more = len(tables) - _LISTED_IN_A_MESSAGE
         if not tables:
-            what = f"round {round_number} has no seated table: nobody has played it"
-        else:
-            what = (
-                f"round {round_number} has {len(tables)} unplayed or unfinished "
-                f"table(s): {listed}" + (f" and {more} more" if more > 0 else "")
+            message = say(
+                "round {round} has no seated table: nobody has played it; ending it ranks those "
+                "players on what they have played. Confirm with a reason to end the round anyway",
+                round=round_number,
             )
-        super().__init__(
-            rule,
-            "confirm_unfinished",
-            f"{what}; ending it ranks those players on what they have played. "
-            "Confirm with a reason to end the round anyway",
-        )
+        elif more > 0:
+            message = say(
+                "round {round} has {count} unplayed or unfinished table(s): {listed} and {more} "
+                "more; ending it ranks those players on what they have played. Confirm with a "
+                "reason to end the round anyway",
+                round=round_number,
+                count=len(tables),
+                listed=listed,
+                more=more,
+            )
+        else:
+            message = say(
+                "round {round} has {count} unplayed or unfinished table(s): {listed}; ending it "
+                "ranks those players on what they have played. Confirm with a reason to end the "
+                "round anyway",
+                round=round_number,
+                count=len(tables),
+                listed=listed,
+            )
+        super().__init__(rule, "confirm_unfinished", message)
         self.round = round_number
         self.tables = tuple(tables)
 
 
 _LISTED_IN_A_MESSAGE = 8
+_LIST_SEPARATOR = "; "
+
+
+def _list_of(count: int) -> str:
+    """ "{table0}; {table1}; ...": a template of places joined as English joins them."""
+    return _LIST_SEPARATOR.join(f"{{table{n}}}" for n in range(count))
 
 
 def unfinished_tables(state: RoundState) -> list[UnfinishedTable]:
@@ -89,7 +136,12 @@ def end_round(fmt: Format, state: RoundState, event: RoundEnded) -> RoundState |
         raise IllegalMove(
             "FM-6",
             "round",
-            f"round {event.round} advances {advance} but its field is only {len(state.field)}",
+            say(
+                "round {round} advances {advance} but its field is only {field}",
+                round=event.round,
+                advance=advance,
+                field=len(state.field),
+            ),
         )
     standings = rank_round(replace(state.scores(), ended=True, draw_seed=event.draw_seed))
     tie = standings.cut.tie if standings.cut else None
@@ -99,8 +151,12 @@ def end_round(fmt: Format, state: RoundState, event: RoundEnded) -> RoundState |
         raise MalformedInput(
             "ST-5",
             "draw_seed",
-            f"players {names} are level after the tie-break at the cut; "
-            f"a draw_seed is needed for {tie.draw_places} place(s)",
+            say(
+                "players {names} are level after the tie-break at the cut; a draw_seed is "
+                "needed for {draw_places} place(s)",
+                names=names,
+                draw_places=tie.draw_places,
+            ),
         )
     state.ended = event
     state.standings_at_end = standings

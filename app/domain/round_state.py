@@ -20,7 +20,7 @@ from typing import Literal
 
 from app.domain.ariari import Game
 from app.domain.draw import RoundDraw
-from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.errors import IllegalMove, MalformedInput, say
 from app.domain.formats import RoundFormat
 from app.domain.hands import PlayerId, Settlement
 from app.domain.log import HandRecorded, PenaltyGiven, PlayerRegistered, RoundEnded
@@ -175,7 +175,12 @@ def seated_table(state: RoundState, segment: int, table_number: int) -> TableSeg
         raise IllegalMove(
             "SE-1",
             "table",
-            f"table {table_number} has no seating in segment {segment} of round {state.number}",
+            say(
+                "table {table_number} has no seating in segment {segment} of round {number}",
+                table_number=table_number,
+                segment=segment,
+                number=state.number,
+            ),
         )
     return table
 
@@ -186,8 +191,19 @@ def check_segment(fmt: RoundFormat, segment: int) -> None:
         raise MalformedInput(
             fmt.shape_rule,
             "segment",
-            f"round {fmt.number} has {fmt.segments} {fmt.segment_plural}"
-            + (" per group" if fmt.groups > 1 else ""),
+            say(
+                "round {number} has {segments} {segment_plural} per group",
+                number=fmt.number,
+                segments=fmt.segments,
+                segment_plural=fmt.segment_plural,
+            )
+            if fmt.groups > 1
+            else say(
+                "round {number} has {segments} {segment_plural}",
+                number=fmt.number,
+                segments=fmt.segments,
+                segment_plural=fmt.segment_plural,
+            ),
         )
 
 
@@ -197,10 +213,20 @@ def check_in_round(
     """A player a line names is registered and plays the round (rules ST-3, FM-9)."""
     registered = players.get(player)
     if registered is None:
-        raise MalformedInput("CONTRACT §1", where, f"unknown player {player!r}")
+        raise MalformedInput(
+            "CONTRACT §1", where, say("unknown player {player}", player=repr(player))
+        )
     if not registered.substitute and player not in state.carry_in and state.number > 1:
         # rule ST-3: only the players above the previous round's cut play this round
-        raise IllegalMove("ST-3", where, f"player {player!r} did not reach round {state.number}")
+        raise IllegalMove(
+            "ST-3",
+            where,
+            say(
+                "player {player} did not reach round {number}",
+                player=repr(player),
+                number=state.number,
+            ),
+        )
     return registered
 
 
@@ -208,11 +234,12 @@ def first_play(state: RoundState) -> str | None:
     """What shows that a round's play has begun, in words; None before its first deal,
     hand or early start at any table (a hand voided since still counts)."""
     for (segment, number), table in sorted(state.tables.items()):
-        where = f"table {number}, segment {segment}"
         if table.entered:
-            return f"a hand at {where}"
+            return say("a hand at table {table}, segment {segment}", table=number, segment=segment)
         if table.deals:
-            return f"a deal at {where}"
+            return say("a deal at table {table}, segment {segment}", table=number, segment=segment)
         if table.early_start is not None:
-            return f"an early start at {where}"
+            return say(
+                "an early start at table {table}, segment {segment}", table=number, segment=segment
+            )
     return None

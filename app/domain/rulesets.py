@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.domain import ariari, formats, hands
-from app.domain.errors import HandRefused, MalformedInput, RuleViolation
+from app.domain.errors import HandRefused, MalformedInput, RuleViolation, say
 from app.domain.formats import Format
 from app.domain.hands import PlayerId, Settlement
 
@@ -113,8 +113,12 @@ def _wrong_ruleset(kind: str, ruleset: Ruleset, rule: str) -> MalformedInput:
     return MalformedInput(
         rule,
         "result.kind",
-        f"a {kind} result is not played under {ruleset.name}: "
-        f"this tournament's results are {', '.join(ruleset.kinds)}",
+        say(
+            "a {kind} result is not played under {name}: this tournament's results are {kinds}",
+            kind=kind,
+            name=ruleset.name,
+            kinds=", ".join(ruleset.kinds),
+        ),
     )
 
 
@@ -125,7 +129,11 @@ def parse_result(raw: object, field: str = "result") -> HandResult:
         return ariari.parse_result(raw, field)
     if isinstance(raw, dict) and raw.get("kind") not in hands.KINDS:
         kinds = ", ".join((*hands.KINDS, *ariari.KINDS))
-        raise MalformedInput("HS-1", f"{field}.kind", f"{raw.get('kind')!r} is not one of {kinds}")
+        raise MalformedInput(
+            "HS-1",
+            f"{field}.kind",
+            say("{value} is not one of {kinds}", value=repr(raw.get("kind")), kinds=kinds),
+        )
     return hands.parse_result(raw, field)
 
 

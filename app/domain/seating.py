@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from app.domain.ariari import game_dealer
 from app.domain.draw import PLAYERS_PER_TABLE, draw_round, unfilled_tables
-from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import IllegalMove, MalformedInput, RuleViolation, say
 from app.domain.formats import Format
 from app.domain.hand_entry import table_play
 from app.domain.hands import PlayerId
@@ -39,14 +39,14 @@ def seat(
     """Seat a table for a segment (or, with a cycle after the first, for that cycle)."""
     check_segment(state.format, event.segment)
     if len(set(event.seats)) != 4:
-        raise MalformedInput("FM-9", "seats", "a table seats 4 different players")  # rule FM-9
+        raise MalformedInput("FM-9", "seats", say("a table seats 4 different players"))  # rule FM-9
     groups = {
         check_in_round(players, state, player, f"seats[{index}]").group
         for index, player in enumerate(event.seats)
     }
     if state.number == 1 and len(groups) > 1:
         # rule FM-2: round 1's groups play apart, each numbering its own segments
-        raise MalformedInput("FM-2", "seats", "in round 1 a table seats players of one group")
+        raise MalformedInput("FM-2", "seats", say("in round 1 a table seats players of one group"))
     # A round not played in groups (every round after 1, and round 1 of a format such as
     # Ari Ari's) keys its tables, schedules and closed segments by no group at all.
     group = groups.pop() if state.format.groups > 1 else ""
@@ -59,7 +59,11 @@ def seat(
         raise MalformedInput(
             "CONTRACT §1",
             "table",
-            f"table {event.table} belongs to group {owner} in this round",
+            say(
+                "table {table} belongs to group {owner} in this round",
+                table=event.table,
+                owner=owner,
+            ),
         )
     existing = state.tables.get(key)
     if existing is not None and existing.hands:
@@ -67,7 +71,7 @@ def seat(
         raise IllegalMove(
             "SE-5",
             "seats",
-            f"table {event.table} has hands in this segment; its seats are fixed",
+            say("table {table} has hands in this segment; its seats are fixed", table=event.table),
         )
     for index, player in enumerate(event.seats):
         table = state.seat_of.get((event.segment, player))
@@ -76,7 +80,12 @@ def seat(
             raise IllegalMove(
                 "FM-9",
                 f"seats[{index}]",
-                f"player {player!r} is already seated at table {table} in segment {event.segment}",
+                say(
+                    "player {player} is already seated at table {table} in segment {segment}",
+                    player=repr(player),
+                    table=table,
+                    segment=event.segment,
+                ),
             )
     if existing is not None:
         for player in existing.seats:
@@ -97,14 +106,28 @@ def _seat_cycle(state: RoundState, event: SeatingRecorded, key: TableKey) -> Non
     table = state.tables.get(key)
     if table is None:
         raise IllegalMove(
-            "SE-8", "cycle", f"table {event.table} has no seating for segment {event.segment}"
+            "SE-8",
+            "cycle",
+            say(
+                "table {table} has no seating for segment {segment}",
+                table=event.table,
+                segment=event.segment,
+            ),
         )
     cycles = state.format.hands_per_segment // 4
     if event.cycle is not None and event.cycle > cycles:
         # rule FM-7: a cycle is 4 hands
-        raise MalformedInput("FM-7", "cycle", f"a {state.format.segment_kind} has {cycles} cycles")
+        raise MalformedInput(
+            "FM-7",
+            "cycle",
+            say(
+                "a {segment_kind} has {cycles} cycles",
+                segment_kind=state.format.segment_kind,
+                cycles=cycles,
+            ),
+        )
     if set(event.seats) != set(table.seats):
-        raise MalformedInput("SE-8", "seats", "a new cycle reseats the same four players")
+        raise MalformedInput("SE-8", "seats", say("a new cycle reseats the same four players"))
     assert event.cycle is not None
     table.cycle_seats[event.cycle] = event.seats
 
@@ -127,8 +150,12 @@ def draw_fixed(state: RoundState) -> IllegalMove | None:
     return IllegalMove(
         "SE-1",
         "round",
-        f"round {state.number} has started ({started}); its draw "
-        f"(seed {state.draw.seed!r}) is fixed",
+        say(
+            "round {number} has started ({started}); its draw (seed {seed}) is fixed",
+            number=state.number,
+            started=started,
+            seed=repr(state.draw.seed),
+        ),
     )
 
 
@@ -150,7 +177,7 @@ def draw_refusal(
 ) -> RuleViolation | None:
     """Why a round that has begun cannot be drawn (or redrawn) now, or None if it can."""
     if state.ended is not None:
-        return IllegalMove("SE-1", "round", f"round {state.number} has ended")
+        return IllegalMove("SE-1", "round", say("round {number} has ended", number=state.number))
     fixed = draw_fixed(state)
     if fixed is not None:
         return fixed
@@ -160,8 +187,13 @@ def draw_refusal(
         return IllegalMove(
             "FM-9",
             "players",
-            f"round {state.number} has {seated} registered player(s); a draw needs at "
-            f"least one full table of {PLAYERS_PER_TABLE}: register the players first",
+            say(
+                "round {number} has {seated} registered player(s); a draw needs at least one "
+                "full table of {players_per_table}: register the players first",
+                number=state.number,
+                seated=seated,
+                players_per_table=PLAYERS_PER_TABLE,
+            ),
         )
     advance = state.format.advance
     if advance is not None and len(state.field) <= advance:
@@ -169,9 +201,14 @@ def draw_refusal(
         return IllegalMove(
             "FM-6",
             "players",
-            f"round {state.number} advances {advance}, so its field needs more than "
-            f"{advance} players (substitutes do not count); {len(state.field)} are "
-            "registered: register more players or choose a format that advances fewer",
+            say(
+                "round {number} advances {advance}, so its field needs more than {advance} "
+                "players (substitutes do not count); {field} are registered: register more "
+                "players or choose a format that advances fewer",
+                number=state.number,
+                advance=advance,
+                field=len(state.field),
+            ),
         )
     return unfilled_tables(state.format, groups)
 

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 
 # The deepest a log line or a request body may nest (objects and lists).
 MAX_DEPTH = 32
@@ -95,7 +95,13 @@ def check_text(value: str, rule: str, field: str, *, key: str | None = None) -> 
     limit = TEXT_LIMITS.get(name, DEFAULT_TEXT_LIMIT)
     if len(value) > limit:
         raise MalformedInput(
-            rule, field, f"is {len(value)} characters long; at most {limit} are allowed here"
+            rule,
+            field,
+            say(
+                "is {length} characters long; at most {limit} are allowed here",
+                length=len(value),
+                limit=limit,
+            ),
         )
     if value.isprintable():
         return  # the common case, in C: no control, surrogate or other unprintable character
@@ -103,19 +109,32 @@ def check_text(value: str, rule: str, field: str, *, key: str | None = None) -> 
     for position, character in enumerate(value, start=1):
         category = unicodedata.category(character)
         if category == "Cc" and character not in allowed:
-            layout = " (a tab or a new line is fine here)" if allowed else ""
-            raise MalformedInput(
-                rule,
-                field,
-                f"holds the control character U+{ord(character):04X} at character {position}; "
-                f"text may not hold control characters{layout}",
+            sentence = (
+                say(
+                    "holds the control character U+{character:04X} at character {position}; "
+                    "text may not hold control characters (a tab or a new line is fine here)",
+                    character=ord(character),
+                    position=position,
+                )
+                if allowed
+                else say(
+                    "holds the control character U+{character:04X} at character {position}; "
+                    "text may not hold control characters",
+                    character=ord(character),
+                    position=position,
+                )
             )
+            raise MalformedInput(rule, field, sentence)
         if category == "Cs":
             raise MalformedInput(
                 rule,
                 field,
-                f"holds U+{ord(character):04X} at character {position}, half of a character "
-                "(a lone surrogate), which is not text",
+                say(
+                    "holds U+{character:04X} at character {position}, half of a character (a "
+                    "lone surrogate) which is not text",
+                    character=ord(character),
+                    position=position,
+                ),
             )
 
 
@@ -125,4 +144,7 @@ def _last_key(path: str) -> str:
 
 
 def _too_deep() -> str:
-    return f"nests more than {MAX_DEPTH} levels of objects and lists, the most a line may nest"
+    return say(
+        "nests more than {most} levels of objects and lists, the most a line may nest",
+        most=MAX_DEPTH,
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta, tzinfo
 
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 
 DAY_ENDS_AT = time(4, 0)  # hall time: a token issued at 02:00 belongs to the evening before
 # The longest an organizer may make a token last: a tournament's days, not a season.
@@ -35,21 +35,28 @@ def check_expiry(expires_at: datetime, now: datetime) -> datetime:
     """rule TK-1: an expiry the organizer sets is a moment in the next `MAX_TOKEN_LIFETIME`."""
     if expires_at.tzinfo is None or expires_at.utcoffset() is None:
         raise MalformedInput(
-            "TK-1", "expires_at", "must be a time with its offset, such as 2026-12-02T23:00:00Z"
+            "TK-1",
+            "expires_at",
+            say("must be a time with its offset, such as 2026-12-02T23:00:00Z"),
         )
     if expires_at <= now:
         raise MalformedInput(
             "TK-1",
             "expires_at",
-            f"must be later than now ({now.astimezone(UTC).isoformat(timespec='seconds')}); "
-            "a token that has already expired would open nothing",
+            say(
+                "must be later than now ({now}); a token that has already expired would "
+                "open nothing",
+                now=now.astimezone(UTC).isoformat(timespec="seconds"),
+            ),
         )
     if expires_at - now > MAX_TOKEN_LIFETIME:
         raise MalformedInput(
             "TK-1",
             "expires_at",
-            f"must be within {MAX_TOKEN_LIFETIME.days} days of now; issue a new token "
-            "for a later day",
+            say(
+                "must be within {days} days of now; issue a new token for a later day",
+                days=MAX_TOKEN_LIFETIME.days,
+            ),
         )
     return expires_at.astimezone(UTC)
 
@@ -57,9 +64,9 @@ def check_expiry(expires_at: datetime, now: datetime) -> datetime:
 def refusal(revoked_at: datetime | None, expires_at: datetime, now: datetime) -> str | None:
     """rule TK-2: why a known token no longer opens its table, or None while it does."""
     if revoked_at is not None:
-        return f"this table token was revoked at {_moment(revoked_at)}"
+        return say("this table token was revoked at {moment}", moment=_moment(revoked_at))
     if expires_at <= now:
-        return f"this table token expired at {_moment(expires_at)}"
+        return say("this table token expired at {moment}", moment=_moment(expires_at))
     return None
 
 

@@ -23,7 +23,7 @@ from fractions import Fraction
 from app.domain import bounds, clock_events, hand_entry, round_end, seating
 from app.domain.clock_events import ScheduleKey, TableClock
 from app.domain.clocks import SegmentClockFacts
-from app.domain.errors import IllegalMove, MalformedInput, RuleViolation
+from app.domain.errors import IllegalMove, MalformedInput, RuleViolation, say
 from app.domain.formats import Format
 from app.domain.hands import PlayerId
 from app.domain.languages import DEFAULT_LANGUAGE
@@ -116,7 +116,11 @@ class Tournament:
     def standings(self, round_number: int) -> Standings:
         state = self.rounds.get(round_number)
         if state is None:
-            raise IllegalMove("FM-1", "round", f"round {round_number} has not begun")
+            raise IllegalMove(
+                "FM-1",
+                "round",
+                say("round {round_number} has not begun", round_number=round_number),
+            )
         if state.standings_at_end is not None:
             return state.standings_at_end
         ranked = self._ranked.get(round_number)
@@ -150,7 +154,9 @@ class Tournament:
     def _record(self, event: Event, at: datetime | None) -> None:
         match event:
             case TournamentDeclared():
-                raise IllegalMove("CONTRACT §1", "type", "the tournament line comes once, first")
+                raise IllegalMove(
+                    "CONTRACT §1", "type", say("the tournament line comes once, first")
+                )
             case PlayerRegistered():
                 self._register(event)
             case LanguageSet():
@@ -193,11 +199,20 @@ class Tournament:
     def _register(self, event: PlayerRegistered) -> None:
         key = str(event.player)
         if key in self._player_names:
-            raise IllegalMove("CONTRACT §1", "id", f"player {event.player!r} is already registered")
+            raise IllegalMove(
+                "CONTRACT §1",
+                "id",
+                say("player {player} is already registered", player=repr(event.player)),
+            )
         first = self.format.round(1)
         if event.group not in first.group_names:
             raise MalformedInput(
-                "FM-2", "group", f"this format's round 1 has groups {', '.join(first.group_names)}"
+                "FM-2",
+                "group",
+                say(
+                    "this format's round 1 has groups {group_names}",
+                    group_names=", ".join(first.group_names),
+                ),
             )
         refusal = self.registration_refusal(event.substitute)
         if refusal is not None:
@@ -225,20 +240,28 @@ class Tournament:
         round_one = self._round_one()
         if round_one.ended is not None:
             return IllegalMove(
-                "FM-2", "id", "round 1 has ended; only substitutes can still be registered"
+                "FM-2", "id", say("round 1 has ended; only substitutes can still be registered")
             )
         begun = first_play(round_one)
         if begun is not None:
             return IllegalMove(
                 "FM-2",
                 "id",
-                f"round 1 has begun ({begun}); its seats are drawn and fixed, so a player "
-                "registered now would have no seat: register them as a substitute, or before "
-                "round 1 begins",
+                say(
+                    "round 1 has begun ({begun}); its seats are drawn and fixed, so a player "
+                    "registered now would have no seat: register them as a substitute, or "
+                    "before round 1 begins",
+                    begun=begun,
+                ),
             )
         if len(round_one.field) >= bounds.MAX_PLAYERS:
             return IllegalMove(
-                "FM-9", "id", f"round 1 has {bounds.MAX_PLAYERS:,} players, as many as a hall seats"
+                "FM-9",
+                "id",
+                say(
+                    "round 1 has {max_players:,} players, as many as a hall seats",
+                    max_players=bounds.MAX_PLAYERS,
+                ),
             )
         return None
 
@@ -246,12 +269,14 @@ class Tournament:
         if event.round != 1:
             # rule SC-3: only the rate from round 1 into round 2 may be changed
             raise IllegalMove(
-                "SC-3", "round", "only the round 1 to 2 carry-over rate can be changed"
+                "SC-3", "round", say("only the round 1 to 2 carry-over rate can be changed")
             )
         state = self._round_one()
         if state.started:
             # rule SC-3: the rate locks when round 1 starts
-            raise IllegalMove("SC-3", "rate", "round 1 has started; its carry-over rate is locked")
+            raise IllegalMove(
+                "SC-3", "rate", say("round 1 has started; its carry-over rate is locked")
+            )
         self.format = self.format.with_round_one_rate(event.rate)
         state.format = self.format.round(1)
 
@@ -259,17 +284,25 @@ class Tournament:
         """The round `number` if it is being played; raises if it has not begun or has ended."""
         if not self.format.has_round(number):
             raise MalformedInput(
-                "FM-1", field_name, f"this format has rounds 1 to {self.format.final_round}"
+                "FM-1",
+                field_name,
+                say(
+                    "this format has rounds 1 to {final_round}", final_round=self.format.final_round
+                ),
             )
         state = self._round_one() if number == 1 else self.rounds.get(number)
         if state is None:
             raise IllegalMove(
                 "FM-1",
                 field_name,
-                f"round {number} has not begun: round {number - 1} has not ended",
+                say(
+                    "round {number} has not begun: round {previous} has not ended",
+                    number=number,
+                    previous=number - 1,
+                ),
             )
         if state.ended is not None:
-            raise IllegalMove("FM-1", field_name, f"round {number} has ended")
+            raise IllegalMove("FM-1", field_name, say("round {number} has ended", number=number))
         return state
 
     def round_groups(self, state: RoundState) -> dict[str, list[PlayerId]]:
@@ -285,7 +318,11 @@ class Tournament:
     def _set_schedule(self, event: ScheduleSet) -> None:
         if not self.format.has_round(event.round):
             raise MalformedInput(
-                "FM-1", "round", f"this format has rounds 1 to {self.format.final_round}"
+                "FM-1",
+                "round",
+                say(
+                    "this format has rounds 1 to {final_round}", final_round=self.format.final_round
+                ),
             )
         key = clock_events.check_schedule(
             self.format.round(event.round), self.rounds.get(event.round), event
@@ -301,7 +338,11 @@ class Tournament:
         may hold a draw of nobody); the server no longer writes one."""
         state = self.rounds.get(round_number)
         if state is None:
-            return IllegalMove("FM-1", "round", f"round {round_number} has not begun")
+            return IllegalMove(
+                "FM-1",
+                "round",
+                say("round {round_number} has not begun", round_number=round_number),
+            )
         return seating.draw_refusal(state, self.round_groups(state))
 
     def draw_deviations(self, round_number: int) -> list[tuple[int, PlayerId, int | None, int]]:
@@ -373,7 +414,9 @@ def replay_events(events: Iterable[Event]) -> Tournament:
     iterator = iter(events)
     first = next(iterator, None)
     if not isinstance(first, TournamentDeclared):
-        raise MalformedInput("CONTRACT §1", "type", "the first line must be the tournament line")
+        raise MalformedInput(
+            "CONTRACT §1", "type", say("the first line must be the tournament line")
+        )
     tournament = Tournament(first)
     for event in iterator:
         tournament.apply(event)

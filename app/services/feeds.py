@@ -29,6 +29,7 @@ from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
 from app.domain.ariari import points_shown
+from app.domain.errors import say
 from app.domain.hands import PlayerId
 from app.domain.replay import ClockData, StandingRowData, clock_report
 from app.domain.tournament import SEAT_NAMES, Tournament
@@ -233,7 +234,13 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
         return Feed(CLOCK_COLUMNS, [_clock_row(report, ariari) for report in reports])
     if name.startswith(PLAYER_PREFIX):
         return Feed(PLAYER_COLUMNS, [_player_row(states, name.removeprefix(PLAYER_PREFIX), ariari)])
-    raise NotFound(f"there is no feed {name!r}: the feeds are {', '.join(NAMES)} and player-ID")
+    raise NotFound(
+        say(
+            "there is no feed {name}: the feeds are {names} and player-ID",
+            name=repr(name),
+            names=", ".join(NAMES),
+        )
+    )
 
 
 def planned_hands(clock: ClockRow | ClockData | None, ariari: bool) -> int | None:
@@ -313,7 +320,11 @@ def _table_rows(
 def _player_row(states: States, player_id: str, ariari: bool = False) -> Row:
     player = states.player(player_id)
     if not player["registered"]:
-        raise NotFound(f"player {player_id!r} is not registered in this tournament")
+        raise NotFound(
+            say(
+                "player {player_id} is not registered in this tournament", player_id=repr(player_id)
+            )
+        )
     standing = player["standing"]
     who = {"name": player["name"], "country": player["country"]}
     if standing is None:  # a substitute is not ranked (rule FM-9)
@@ -437,7 +448,9 @@ def answer(
     the clocks' phases) are unchanged, else a fresh one. With a `language`, the text
     columns in its words (feed_words). Raises NotFound."""
     if extension not in MEDIA_TYPES:
-        raise NotFound(f"feeds come as .json, .csv or .xml, not .{extension}")
+        raise NotFound(
+            say("feeds come as .json, .csv or .xml, not .{extension}", extension=extension)
+        )
     cache = _cache_of(store)
     key = (tournament_id, name, extension, language)
     now = store.clock()

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from app.db import queries
 from app.db.tables import IdempotencyRecord
-from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.errors import IllegalMove, MalformedInput, say
 from app.domain.hands import PlayerId
 from app.domain.log import (
     DealRecorded,
@@ -47,10 +47,14 @@ class TableScope:
 
     def check(self, tournament_id: int, table: int) -> None:
         if tournament_id != self.tournament_id:
-            raise Forbidden("this table token belongs to another tournament")
+            raise Forbidden(say("this table token belongs to another tournament"))
         if table != self.table:
             raise Forbidden(
-                f"this token is for table {self.table}; it cannot write to table {table}"
+                say(
+                    "this token is for table {table}; it cannot write to table {other}",
+                    table=self.table,
+                    other=table,
+                )
             )
 
     @property
@@ -148,14 +152,19 @@ def _submit_once(
             claimed_at = store.clock()
             if not _abandoned(session, store, existing, claimed_at):
                 raise IdempotencyInProgress(
-                    f"the first request with Idempotency-Key {key!r} is still being processed; "
-                    "retry in a moment"
+                    say(
+                        "the first request with Idempotency-Key {key} is still being "
+                        "processed; retry in a moment",
+                        key=repr(key),
+                    )
                 )
             assert existing.id is not None
             if not queries.retake_idempotency_key(
                 session, existing.id, existing.claimed_at, claimed_at, owner
             ):
-                raise IdempotencyInProgress(f"another retry of {key!r} is being processed")
+                raise IdempotencyInProgress(
+                    say("another retry of {key} is being processed", key=repr(key))
+                )
 
     answer: dict[str, Any] = {}
     status = 201
@@ -189,7 +198,10 @@ def _submit_once(
         if stored is not None:
             return stored
         raise IdempotencyInProgress(
-            f"a retry of Idempotency-Key {key!r} is being processed; retry in a moment"
+            say(
+                "a retry of Idempotency-Key {key} is being processed; retry in a moment",
+                key=repr(key),
+            )
         ) from None
     except BaseException:
         with Session(store.engine) as session:
@@ -225,7 +237,10 @@ def _stored_answer(
     """The first answer, for a retry of the same request; another body under the key is refused."""
     if record.request_hash != fingerprint:
         raise IdempotencyMismatch(
-            f"Idempotency-Key {key!r} was used for another request; send a new key for a new hand"
+            say(
+                "Idempotency-Key {key} was used for another request; send a new key for a new hand",
+                key=repr(key),
+            )
         )
     if record.done and record.status_code is not None:
         return record.status_code, json.loads(record.response_body or "{}")
@@ -248,7 +263,7 @@ def hand_event(body: Mapping[str, Any], key: str, *, reason: str | None = None) 
     """The log line of a submitted hand: the body is the hand fields of the log, and the
     Idempotency-Key is the hand's `id` (one key per hand, generated on the tablet)."""
     if "id" in body and body["id"] != key:
-        raise IdempotencyMismatch("the body's id differs from the Idempotency-Key header")
+        raise IdempotencyMismatch(say("the body's id differs from the Idempotency-Key header"))
     line: dict[str, Any] = {**body, "type": "hand", "id": key}
     if reason is not None:
         line["reason"] = reason
@@ -265,8 +280,13 @@ def check_correction(tournament: Tournament, event: HandRecorded | HandVoided) -
         raise IllegalMove(
             "CONTRACT §1",
             "hand",
-            f"table {event.table} has no hand {event.hand} in round {event.round} "
-            f"segment {event.segment} to correct",
+            say(
+                "table {table} has no hand {hand} in round {round} segment {segment} to correct",
+                table=event.table,
+                hand=event.hand,
+                round=event.round,
+                segment=event.segment,
+            ),
         )
 
 
@@ -279,9 +299,15 @@ def check_new_hand(tournament: Tournament, event: HandRecorded) -> None:
         raise IllegalMove(
             "CONTRACT §3",
             "hand",
-            f"hand {event.hand} of round {event.round} segment {event.segment} at table "
-            f"{event.table} is already entered (from this or another tablet); to change it, "
-            "send a correction with its reason",
+            say(
+                "hand {hand} of round {round} segment {segment} at table {table} is already "
+                "entered (from this or another tablet); to change it, send a correction with "
+                "its reason",
+                hand=event.hand,
+                round=event.round,
+                segment=event.segment,
+                table=event.table,
+            ),
         )
 
 
@@ -339,7 +365,7 @@ def head_judge_event(
     the time they decide, with the reason in the line's `override`: after a tablet's clock
     was refused as off, or a deal the judge forgot. Every rule of the clock still applies."""
     if event.override is None or not event.override.strip():
-        raise MalformedInput("CL-6", "reason", "the head judge's override needs a reason")
+        raise MalformedInput("CL-6", "reason", say("the head judge's override needs a reason"))
     return _exactly_once(store, tournament_id, event, Author("admin"), lambda: None)
 
 
@@ -348,26 +374,62 @@ def check_tablet_clock(event: DealRecorded | EarlyStart, arrived: datetime) -> N
     sent it: `sent` within TABLET_CLOCK_BOUND of the server's time `arrived`."""
     if event.sent is None:
         raise MalformedInput(
-            "CL-6", "sent", "a tablet's time needs the tablet's clock when it sent it"
+            "CL-6", "sent", say("a tablet's time needs the tablet's clock when it sent it")
         )
     if event.time > event.sent:
         raise MalformedInput(
             "CL-6",
             "time",
-            f"{format_time(event.time)} is after the tablet sent it ({format_time(event.sent)})",
+            say(
+                "{time} is after the tablet sent it ({sent})",
+                time=format_time(event.time),
+                sent=format_time(event.sent),
+            ),
         )
     off = event.sent - arrived
     if abs(off) > TABLET_CLOCK_BOUND:
-        what = "the deal" if isinstance(event, DealRecorded) else "the early start"
-        raise IllegalMove(
-            "CL-6",
-            "sent",
-            f"this tablet's clock said {_clock_text(event.sent)} when it sent {what} and the "
-            f"server's said {_clock_text(arrived)}: {_duration_text(abs(off))} "
-            f"{'ahead' if off > timedelta(0) else 'behind'}, more than the "
-            f"{_duration_text(TABLET_CLOCK_BOUND)} allowed, so its time "
-            f"{_clock_text(event.time)} cannot be trusted; the head judge can record it",
-        )
+        values = {
+            "sent": _clock_text(event.sent),
+            "arrived": _clock_text(arrived),
+            "off": _duration_text(abs(off)),
+            "bound": _duration_text(TABLET_CLOCK_BOUND),
+            "time": _clock_text(event.time),
+        }
+        ahead = off > timedelta(0)
+        # Each case its own sentence: a translation orders the words its own way.
+        if isinstance(event, DealRecorded):
+            sentence = (
+                say(
+                    "this tablet's clock said {sent} when it sent the deal and the server's said "
+                    "{arrived}: {off} ahead, more than the {bound} allowed, so its time {time} "
+                    "cannot be trusted; the head judge can record it",
+                    **values,
+                )
+                if ahead
+                else say(
+                    "this tablet's clock said {sent} when it sent the deal and the server's said "
+                    "{arrived}: {off} behind, more than the {bound} allowed, so its time {time} "
+                    "cannot be trusted; the head judge can record it",
+                    **values,
+                )
+            )
+        else:
+            sentence = (
+                say(
+                    "this tablet's clock said {sent} when it sent the early start and the "
+                    "server's said {arrived}: {off} ahead, more than the {bound} allowed, so its "
+                    "time {time} cannot be trusted; the head judge can record it",
+                    **values,
+                )
+                if ahead
+                else say(
+                    "this tablet's clock said {sent} when it sent the early start and the "
+                    "server's said {arrived}: {off} behind, more than the {bound} allowed, so its "
+                    "time {time} cannot be trusted; the head judge can record it",
+                    **values,
+                )
+            )
+        raise IllegalMove("CL-6", "sent", sentence)
 
 
 def _exactly_once(

@@ -7,7 +7,7 @@ import threading
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from app.domain.errors import IllegalMove, MalformedInput
+from app.domain.errors import IllegalMove, MalformedInput, say
 from app.domain.replay import report
 from app.domain.tournament import RoundState, Tournament
 from app.services.store import TournamentStore
@@ -39,9 +39,14 @@ def round_state(tournament: Tournament, number: int | None) -> RoundState:
         return tournament.current_round
     if not tournament.format.has_round(number):
         raise MalformedInput(
-            "FM-1", "round", f"this format has rounds 1 to {tournament.format.final_round}"
+            "FM-1",
+            "round",
+            say(
+                "this format has rounds 1 to {final_round}",
+                final_round=tournament.format.final_round,
+            ),
         )
     state = tournament.rounds.get(number)
     if state is None:
-        raise IllegalMove("FM-1", "round", f"round {number} has not begun")
+        raise IllegalMove("FM-1", "round", say("round {number} has not begun", number=number))
     return state

@@ -27,7 +27,7 @@ from app import metrics
 from app.db import queries
 from app.db.engine import is_lock_timeout
 from app.db.tables import LogLine, TableToken
-from app.domain.errors import RuleViolation
+from app.domain.errors import RuleViolation, say
 from app.domain.log import (
     Event,
     TournamentDeclared,
@@ -214,7 +214,9 @@ class TournamentStore:
         cached = self._cache.get(tournament_id)
         if cached is None:
             if not lines:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             tournament = replay_lines([line.body for line in lines], stored=True)
             cached = _Cached(tournament, lines[-1].seq, lines[-1].version)
         else:
@@ -267,7 +269,9 @@ class TournamentStore:
         """The tournament's log, line for line as stored (CONTRACT §1)."""
         with Session(self.engine) as session:
             if queries.get_tournament(session, tournament_id) is None:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             return [line.body for line in queries.lines_after(session, tournament_id, 0)]
 
     def tournaments(self) -> list[Listed]:
@@ -282,7 +286,9 @@ class TournamentStore:
         """The table's audit lines, oldest first (queries.table_audit_lines). Raises NotFound."""
         with Session(self.engine) as session:
             if queries.get_tournament(session, tournament_id) is None:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             return list(queries.table_audit_lines(session, tournament_id, table, round_number))
 
     def stored_version(self, tournament_id: int) -> int | None:
@@ -353,7 +359,9 @@ class TournamentStore:
         )
         with Session(self.engine) as session:
             if queries.get_tournament(session, tournament_id) is None:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             revoked: list[TableToken] = []
             if revoke_earlier:
                 revoked = [
@@ -372,7 +380,9 @@ class TournamentStore:
         """The tokens that open a table now: neither revoked nor expired."""
         with Session(self.engine) as session:
             if queries.get_tournament(session, tournament_id) is None:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             rows = queries.tokens_of(session, tournament_id, live_at=self.clock())
             return [TokenRecord.of(row) for row in rows]
 
@@ -385,12 +395,18 @@ class TournamentStore:
         now = self.clock()
         with Session(self.engine) as session:
             if queries.get_tournament(session, tournament_id) is None:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             if token_id is not None:
                 row = queries.token_by_id(session, tournament_id, token_id)
                 if row is None:
                     raise NotFound(
-                        f"tournament {tournament_id} has no table token with id {token_id}"
+                        say(
+                            "tournament {tournament_id} has no table token with id {token_id}",
+                            tournament_id=tournament_id,
+                            token_id=token_id,
+                        )
                     )
                 rows = [row]
             else:
@@ -416,11 +432,11 @@ class TournamentStore:
         with Session(self.engine) as session:
             row = queries.token_by_hash(session, token_hash(token))
             if row is None:
-                raise TokenRefused("this table token is not known")
+                raise TokenRefused(say("this table token is not known"))
             record = TokenRecord.of(row)
         why = refusal(record.revoked_at, record.expires_at, self.clock())
         if why is not None:
-            raise TokenRefused(f"{why}; ask the organizer for a new one")
+            raise TokenRefused(say("{why}; ask the organizer for a new one", why=why))
         return record
 
     def create(self, declared: TournamentDeclared, author: Author) -> Appended:
@@ -461,7 +477,9 @@ class TournamentStore:
                 self._catch_up(tournament_id)
             version = self._take_write_lock(session, tournament_id)
             if version is None:
-                raise NotFound(f"tournament {tournament_id} does not exist")
+                raise NotFound(
+                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+                )
             cached = (
                 None if create else self._apply(tournament_id, self._unseen(session, tournament_id))
             )
@@ -536,8 +554,11 @@ class TournamentStore:
                 session.rollback()
                 if attempt == attempts:
                     raise DatabaseBusy(
-                        f"tournament {tournament_id} is being written by another server "
-                        "process that does not finish; nothing was entered, send it again"
+                        say(
+                            "tournament {tournament_id} is being written by another server "
+                            "process that does not finish; nothing was entered, send it again",
+                            tournament_id=tournament_id,
+                        )
                     ) from error
         raise AssertionError("unreachable")  # pragma: no cover
 

@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.domain.errors import say
 from app.services.errors import TokenRefused
 from app.services.store import Listed, TournamentStore
 from app.settings import Settings
@@ -81,11 +82,11 @@ def _signed_in(request: Request, token: str, credential: str) -> None:
 def require_admin(request: Request, settings: SettingsDep, credentials: Credentials) -> None:
     if credentials is None:
         raise unauthorized(
-            request, credentials, "an admin token is needed (Authorization: Bearer ...)"
+            request, credentials, say("an admin token is needed (Authorization: Bearer ...)")
         )
     expected = settings.admin_token.get_secret_value()
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
-        raise unauthorized(request, credentials, "this is not the admin token")
+        raise unauthorized(request, credentials, say("this is not the admin token"))
     _signed_in(request, credentials.credentials, "admin")
 
 
@@ -101,13 +102,13 @@ class Judge:
 def require_judge(request: Request, store: StoreDep, credentials: Credentials) -> Judge:
     if credentials is None:
         raise unauthorized(
-            request, credentials, "a table token is needed (Authorization: Bearer ...)"
+            request, credentials, say("a table token is needed (Authorization: Bearer ...)")
         )
     try:
         # Read from the database on every request: a revocation holds at once everywhere.
         token = store.judge_token(credentials.credentials)
     except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
-        raise unauthorized(request, credentials, str(refused)) from None
+        raise unauthorized(request, credentials, refused.args[0]) from None
     _signed_in(request, credentials.credentials, f"table-token-{token.id}")
     setattr(request.state, JUDGE_TABLE, token.table)  # for the request's log line
     return Judge(token.tournament_id, token.table, token.id)

@@ -227,7 +227,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RoundUnfinished)
     async def round_unfinished(_: Request, error: RoundUnfinished) -> JSONResponse:
         body = RoundUnfinishedProblem(
-            detail=str(error),
+            detail=violation_text(error),
             field=error.field,
             rule=error.rule,
             tables=unfinished_answer(error.tables),
@@ -255,7 +255,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(TooManyRequests)
     async def too_many(_: Request, error: TooManyRequests) -> JSONResponse:
-        response = problem(429, str(error.detail), field=error.field)
+        response = problem(429, said(error.detail), field=error.field)
         response.headers.update(error.headers or {})
         return response
 
@@ -393,34 +393,44 @@ def judge_words(error: Any, field: str) -> tuple[str, str]:
     name = field.rsplit(".", 1)[-1]
     rule = str(context.get("rule") or FIELD_RULES.get(name, "CONTRACT §3"))
     if kind in ("union_tag_invalid", "union_tag_not_found") and name in ("result", "kind"):
-        what = (
-            "how the hand ended is needed"
-            if kind == "union_tag_not_found"
-            else f"{str(context.get('tag', ''))[:40]!r} is not a way a hand ends"
-        )
-        return (
-            f"{what}; one of {_expected(WSOM_KINDS)} (rule HS-1), or in an Ari Ari "
-            f"tournament {_expected(ARIARI_KINDS)} (rule AA-30)",
-            "HS-1",
-        )
+        kinds = {"wsom": _expected(WSOM_KINDS), "ariari": _expected(ARIARI_KINDS)}
+        if kind == "union_tag_not_found":
+            return say(
+                "how the hand ended is needed; one of {wsom} (rule HS-1), or in an Ari Ari "
+                "tournament {ariari} (rule AA-30)",
+                **kinds,
+            ), "HS-1"
+        return say(
+            "{tag} is not a way a hand ends; one of {wsom} (rule HS-1), or in an Ari Ari "
+            "tournament {ariari} (rule AA-30)",
+            tag=repr(str(context.get("tag", ""))[:40]),
+            **kinds,
+        ), "HS-1"
+    sentence = context.get("sentence")
+    if isinstance(sentence, Say):  # our own validators' refusals (app/web/fields.py)
+        return sentence, rule
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         return f"{error.get('msg')}", rule
     if kind == "missing":
-        return "is needed", rule
+        return say("is needed"), rule
     if kind == "extra_forbidden":
-        return "is not a field here: check its spelling", rule
+        return say("is not a field here: check its spelling"), rule
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"a whole number such as 10 is needed, not {describe(given)}", rule
+        return say("a whole number such as 10 is needed, not {given}", given=describe(given)), rule
     if kind in ("string_type", "string_sub_type"):
-        return f"text is needed, not {describe(given)}", rule
+        return say("text is needed, not {given}", given=describe(given)), rule
     if kind in ("bool_type", "bool_parsing"):
-        return f"true or false is needed, not {describe(given)}", rule
+        return say("true or false is needed, not {given}", given=describe(given)), rule
     if kind in ("list_type", "tuple_type"):
-        return f"a list is needed, not {describe(given)}", rule
+        return say("a list is needed, not {given}", given=describe(given)), rule
     if kind in ("dict_type", "model_type", "model_attributes_type", "dataclass_type"):
-        return f"an object {{...}} is needed, not {describe(given)}", rule
+        return say("an object {{...}} is needed, not {given}", given=describe(given)), rule
     if kind == "literal_error":
-        return f"{describe(given)} is not one of {context.get('expected', '')}", rule
+        return say(
+            "{given} is not one of {expected}",
+            given=describe(given),
+            expected=context.get("expected", ""),
+        ), rule
     if kind in ("too_long", "too_short"):
         return str(error.get("msg", "")).replace("Value should", "it should"), rule
     return str(error.get("msg", "is not right")), rule
@@ -438,6 +448,6 @@ def _http_error(error: StarletteHTTPException) -> JSONResponse:
             field="body",
             rule="CONTRACT §3",
         )
-    response = problem(error.status_code, str(error.detail))
+    response = problem(error.status_code, said(error.detail))
     response.headers.update(error.headers or {})
     return response

@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from app.domain import ariari, bounds
 from app.domain.bounds import Bound
+from app.domain.errors import say
 from app.domain.hands import is_player_id
 
 
@@ -31,7 +32,9 @@ def bounded(bound: Bound, description: str | None = None) -> Any:
 
     def check(value: int) -> int:
         if not bound.low <= value <= bound.high:
-            raise PydanticCustomError("bound", bound.refusal(value), {"rule": bound.rule})
+            refusal = bound.refusal(value)
+            # "sentence": the refusal as a `say`, for the handler to say in the reader's language
+            raise PydanticCustomError("bound", refusal, {"rule": bound.rule, "sentence": refusal})
         return value
 
     return Annotated[
@@ -50,14 +53,14 @@ def describe(value: object) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, dict):
-        return "an object"
+        return say("an object")
     if isinstance(value, list):
-        return "a list"
+        return say("a list")
     if isinstance(value, str):
-        return f"the text {value[:40]!r}"
+        return say("the text {text}", text=repr(value[:40]))
     if isinstance(value, int | float):
-        return f"the number {bounds.short(value)}"
-    return "something else"
+        return say("the number {number}", number=bounds.short(value))
+    return say("something else")
 
 
 def _player_ref(value: object) -> str | int:
@@ -65,7 +68,13 @@ def _player_ref(value: object) -> str | int:
         raise PydanticCustomError(
             "player_id",
             "a player id such as P0001 is needed, not {got}",
-            {"rule": "CONTRACT §1", "got": describe(value)},
+            {
+                "rule": "CONTRACT §1",
+                "got": describe(value),
+                "sentence": say(
+                    "a player id such as P0001 is needed, not {got}", got=describe(value)
+                ),
+            },
         )
     assert isinstance(value, str | int)
     return value

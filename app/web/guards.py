@@ -28,6 +28,7 @@ from limits.storage import MemoryStorage, RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.domain.errors import say
 from app.services.store import token_hash
 from app.settings import Settings
 
@@ -308,8 +309,15 @@ class RateLimits:
         item = rate.item
         per = _per(item)
         return TooManyRequests(
-            f"too many {rate.counts}: at most {item.amount} {per} ({rate.setting}); "
-            f"try again in {retry_after} s",
+            say(
+                "too many {counts}: at most {amount} {per} ({setting}); try again in "
+                "{retry_after} s",
+                counts=rate.counts,
+                amount=item.amount,
+                per=per,
+                setting=rate.setting,
+                retry_after=retry_after,
+            ),
             retry_after,
         )
 

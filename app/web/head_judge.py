@@ -17,7 +17,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 from app.domain.log import DealRecorded, EarlyStart, parse_time
 from app.domain.text import check_text
 from app.services.judging import head_judge_event
@@ -53,18 +53,18 @@ def record_override(
     token only). The same deal or early start recorded before is answered as it stands (200)."""
     reason = body.reason.strip()
     if not reason:
-        raise MalformedInput("CL-6", "reason", "the head judge's override needs a reason")
+        raise MalformedInput("CL-6", "reason", say("the head judge's override needs a reason"))
     # the log line names it `override`; the head judge wrote it as the request's `reason`
     check_text(reason, "CONTRACT §1", "reason")
     event: DealRecorded | EarlyStart
     if body.type == "deal":
         if body.hand is None:
-            raise MalformedInput("CL-3", "hand", "a deal names its hand")
+            raise MalformedInput("CL-3", "hand", say("a deal names its hand"))
         time = parse_time(body.time, "time", "CL-3")
         event = DealRecorded(body.round, body.segment, body.table, body.hand, time, override=reason)
     else:
         if body.hand is not None:
-            raise MalformedInput("CL-2", "hand", "an early start names no hand")
+            raise MalformedInput("CL-2", "hand", say("an early start names no hand"))
         time = parse_time(body.time, "time", "CL-2")
         event = EarlyStart(body.round, body.segment, body.table, time, True, override=reason)
     return table_event_answer(head_judge_event(store, tournament_id, event))

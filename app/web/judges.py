@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from app.domain.bounds import MAX_KEY_LENGTH
-from app.domain.errors import MalformedInput
+from app.domain.errors import MalformedInput, say
 from app.domain.log import (
     DealRecorded,
     EarlyStart,
@@ -69,17 +69,26 @@ def _ascii_key(key: str) -> str:
     for position, character in enumerate(key, start=1):
         if not "!" <= character <= "~":
             what = (
-                "a space"
+                say("a space")
                 if character == " "
-                else "a character that is not ASCII"
+                else say("a character that is not ASCII")
                 if ord(character) > 0x7F
-                else f"the control character U+{ord(character):04X}"
+                else say("the control character U+{code:04X}", code=ord(character))
             )
             raise PydanticCustomError(
                 "idempotency_key",
                 "must be printable ASCII without spaces, such as the UUID a tablet makes "
                 "(3f2b8c1e-...); it holds {what} at character {position}",
-                {"what": what, "position": position},
+                {
+                    "what": what,
+                    "position": position,
+                    "sentence": say(
+                        "must be printable ASCII without spaces, such as the UUID a tablet "
+                        "makes (3f2b8c1e-...); it holds {what} at character {position}",
+                        what=what,
+                        position=position,
+                    ),
+                },
             )
     return key
 
@@ -372,7 +381,7 @@ def tablet_time(body: TabletTime, rule: str) -> tuple[datetime | None, datetime 
         raise MalformedInput(
             "CL-6",
             missing,
-            "the tablet's time of the event and its clock when it sent it go together",
+            say("the tablet's time of the event and its clock when it sent it go together"),
         )
     if body.time is None or body.sent is None:
         return None, None
@@ -450,16 +459,30 @@ def judge_penalty(
             () if state is None or segment is None else state.tables[(segment, judge.table)].seats
         )
         if body.player not in seats:
-            where = (
-                f"round {body.round}"
-                if segment is None
-                else f"segment {segment} of round {body.round}"
+            # No segment at this table now: no seats to list (each case its own sentence).
+            sentence = (
+                say(
+                    "field 'player': player {player} does not sit at table {table} in round "
+                    "{round}; a judge penalizes the players at their own table, the head judge "
+                    "any player (rule PN-1)",
+                    player=repr(body.player),
+                    table=judge.table,
+                    round=body.round,
+                )
+                if segment is None or not seats
+                else say(
+                    "field 'player': player {player} does not sit at table {table} in segment "
+                    "{segment} of round {round} (it seats {seats}); a judge penalizes the "
+                    "players at their own table, the head judge any player (rule PN-1)",
+                    player=repr(body.player),
+                    table=judge.table,
+                    segment=segment,
+                    round=body.round,
+                    seats=", ".join(map(str, seats)),
+                )
             )
-            seated = f" (it seats {', '.join(map(str, seats))})" if seats else ""
             raise Forbidden(
-                f"field 'player': player {body.player!r} does not sit at table {judge.table} "
-                f"in {where}{seated}; a judge penalizes the players at their own table, the "
-                "head judge any player (rule PN-1)",
+                sentence,
                 field="player",
                 rule="PN-1",
             )
