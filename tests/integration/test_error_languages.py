@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
-from test_admin_api import api, start
+from test_admin_api import api, snapshot, start
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 
@@ -57,4 +57,134 @@ def test_an_error_page_speaks_the_readers_language(
     english = client.get("/hall/99", headers=BROWSER)
     assert (
         "<h1>Not found</h1>" in english.text and "The tournaments on this server:" in english.text
+    )
+
+
+# -- the refusals a judge meets on the tablet, in Japanese and in Traditional Chinese ----------
+
+JAPANESE = "ja-JP,ja;q=0.9"
+CHINESE = "zh-Hant-MO,zh-Hant;q=0.9"
+
+
+def _hand(
+    client: TestClient,
+    started: Any,
+    table: int,
+    result: dict[str, Any],
+    language: str,
+    *,
+    token_table: int | None = None,
+    key: str | None = None,
+    hand: int = 1,
+) -> Any:
+    return client.post(
+        api(f"/{started.id}/hands"),
+        json={"round": 1, "segment": 1, "table": table, "hand": hand, "result": result},
+        headers={
+            "Authorization": f"Bearer {started.tokens[token_table or table]}",
+            "Idempotency-Key": key or str(uuid.uuid4()),
+            "Accept-Language": language,
+        },
+    )
+
+
+def _refused(response: Any, status: int, field: str | None, rule: str | None) -> str:
+    assert response.status_code == status, response.text
+    problem = response.json()
+    assert (problem["field"], problem["rule"]) == (field, rule), problem
+    detail: str = problem["detail"]
+    return detail
+
+
+def test_a_points_hand_that_does_not_sum_to_zero_is_refused_in_japanese_and_chinese(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    east, south, west, north = started.seats[(1, 1, 1)]
+    result = {"kind": "points", "deltas": {east: 10, south: -5, west: 0, north: 0}}
+    before = snapshot(client, started.id)
+    japanese = _refused(_hand(client, started, 1, result, JAPANESE), 422, "result.deltas", "HS-7")
+    assert japanese == ("項目「result.deltas」: 点数の増減の合計が 0 ではなく 5 です（規則 HS-7）")
+    chinese = _refused(_hand(client, started, 1, result, CHINESE), 422, "result.deltas", "HS-7")
+    assert chinese == "欄位「result.deltas」：分數變動的總和是 5，不是零（規則 HS-7）"
+    assert snapshot(client, started.id) == before
+
+
+def test_a_winner_who_is_not_at_the_table_is_refused_naming_the_table_in_the_judges_language(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    seats = ", ".join(map(str, started.seats[(1, 1, 1)]))
+    result = {"kind": "self_draw", "winner": "P9999", "value": 10}
+    before = snapshot(client, started.id)
+    japanese = _refused(_hand(client, started, 1, result, JAPANESE), 422, "result.winner", "HS-1")
+    assert japanese == (
+        f"項目「result.winner」: プレイヤー 'P9999' はこの卓にいません（{seats}）（規則 HS-1）"
+    )
+    chinese = _refused(_hand(client, started, 1, result, CHINESE), 422, "result.winner", "HS-1")
+    assert chinese == f"欄位「result.winner」：玩家 'P9999' 不在這一桌（{seats}）（規則 HS-1）"
+    assert snapshot(client, started.id) == before
+
+
+def test_a_hand_for_a_closed_segment_is_refused_in_the_judges_language(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    segment = {"round": 1, "segment": 1, "group": "A"}
+    for step in ("open", "close"):
+        response = client.post(
+            api(f"/{started.id}/segments/{step}"), json=segment, headers=admin_headers
+        )
+        assert response.status_code == 201, response.text
+    east = started.seats[(1, 1, 2)][0]
+    result = {"kind": "self_draw", "winner": east, "value": 10}
+    before = snapshot(client, started.id)
+    japanese = _refused(_hand(client, started, 2, result, JAPANESE), 409, "segment", "CL-3")
+    assert japanese == "項目「segment」: ラウンド 1 のセグメント 1 は終了しています（規則 CL-3）"
+    chinese = _refused(_hand(client, started, 2, result, CHINESE), 409, "segment", "CL-3")
+    assert chinese == "欄位「segment」：第 1 輪第 1 時段已完成（規則 CL-3）"
+    assert snapshot(client, started.id) == before
+
+
+def test_a_replayed_idempotency_key_with_another_hand_is_refused_in_the_judges_language(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    east, south, _, _ = started.seats[(1, 1, 1)]
+    first = _hand(
+        client, started, 1, {"kind": "self_draw", "winner": east, "value": 10}, JAPANESE, key="k-1"
+    )
+    assert first.status_code == 201, first.text
+    before = snapshot(client, started.id)
+    other = {"kind": "self_draw", "winner": south, "value": 12}
+    japanese = _refused(
+        _hand(client, started, 1, other, JAPANESE, key="k-1"), 422, "Idempotency-Key", "CONTRACT §3"
+    )
+    assert japanese == (
+        "Idempotency-Key 'k-1' は別の要求に使われています。新しい和了には新しいキーを送ってください"
+    )
+    chinese = _refused(
+        _hand(client, started, 1, other, CHINESE, key="k-1"), 422, "Idempotency-Key", "CONTRACT §3"
+    )
+    assert chinese == "Idempotency-Key 'k-1' 已用於另一個請求；新的一局請送新的鍵"
+    assert snapshot(client, started.id) == before
+
+
+def test_a_token_for_another_table_is_refused_naming_both_tables_in_the_judges_language(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    east = started.seats[(1, 1, 2)][0]
+    result = {"kind": "self_draw", "winner": east, "value": 10}
+    before = snapshot(client, started.id)
+    refused = _hand(client, started, 2, result, JAPANESE, token_table=1)
+    japanese = _refused(refused, 403, None, None)
+    assert japanese == "このトークンは卓 1 用です。卓 2 には書き込めません"
+    refused = _hand(client, started, 2, result, CHINESE, token_table=1)
+    assert _refused(refused, 403, None, None) == "此權杖屬於第 1 桌；不能寫入第 2 桌"
+    assert snapshot(client, started.id) == before
+    # the English sentence is as it always was
+    refused = _hand(client, started, 2, result, "en", token_table=1)
+    assert _refused(refused, 403, None, None) == (
+        "this token is for table 1; it cannot write to table 2"
     )
