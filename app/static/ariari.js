@@ -6,6 +6,8 @@
 // too, against what the players see on the table. Rule numbers are those of RULES.md section
 // AA and docs/ariari.md.
 
+import { t } from "./i18n.js";
+
 export const RIICHI_BET = 1000; // rule AA-5
 export const COUNTER_RON = 300; // rule AA-6: per counter, paid by the discarder
 export const COUNTER_TSUMO = 100; // rule AA-6: per counter, from each payer
@@ -158,13 +160,25 @@ export function advance(table, result) {
   };
 }
 
-// "East 3", "South 1": the round wind and the dealer's turn in it (rule AA-12)
+// "East 3", "South 1": the round wind and the dealer's turn in it (rule AA-12); in the
+// page's language as the players say it (東3局, 동3국).
 export function handLabel(passes) {
-  return `${passes < 4 ? "East" : "South"} ${(passes % 4) + 1}`;
+  const hand = (passes % 4) + 1;
+  return passes < 4 ? t("East {hand}", { hand }) : t("South {hand}", { hand });
 }
 
-// A final place as the players say it (rule AA-16): "1st", "2nd", "3rd", "4th"
+// A final place as the players say it (rule AA-16): "1st", "2nd", "3rd", "4th" (1位, 1위)
 export function ordinal(place) {
-  return `${place}${{ 1: "st", 2: "nd", 3: "rd" }[place] ?? "th"}`;
+  const places = { 1: t("1st"), 2: t("2nd"), 3: t("3rd"), 4: t("4th") };
+  return places[place] ?? `${place}`;
 }
+
+// The limits' names at the table: 満貫, 跳満 in Japanese (rule AA-2)
+export const LIMIT_WORDS = {
+  mangan: t("mangan"),
+  haneman: t("haneman"),
+  baiman: t("baiman"),
+  sanbaiman: t("sanbaiman"),
+  yakuman: t("yakuman"),
+};
 

@@ -5,6 +5,8 @@
 // the same key, so it doubles nothing; a refused entry stops the ones after it. No DOM here:
 // tests/js/outbox.test.js runs it under Node with a store in memory and a fake server.
 
+import { t } from "../i18n.js";
+
 export const RETRY_EVERY_MS = 5000; // besides the browser's `online` event
 // The longest a server's (or a proxy's) Retry-After holds an entry back: a hand must not
 // wait out a value meant for a crawler.
@@ -241,7 +243,7 @@ export class OutboxSync {
         "Idempotency-Key": entry.key,
       });
     } catch {
-      entry.lastError = this.online() ? "the server does not answer" : "no network";
+      entry.lastError = this.online() ? t("the server does not answer") : t("no network");
       await this.store.put(entry);
       return false;
     }
@@ -254,12 +256,12 @@ export class OutboxSync {
       entry.lastError = null;
       this.tokenProblem = null;
     } else if (response.status === 409 && answer?.field === "Idempotency-Key") {
-      entry.lastError = "the server is still entering it"; // the first try is in progress
+      entry.lastError = t("the server is still entering it"); // the first try is in progress
       settled = false;
       this.later(() => this.flush(), IN_PROGRESS_RETRY_MS);
     } else if (response.status === 401) {
       this.tokenProblem = answer?.detail ?? "401";
-      entry.lastError = "token not accepted";
+      entry.lastError = t("token not accepted");
       settled = false;
     } else if (response.status === 429 || response.status === 503) {
       // Over a rate limit (429, issue 14) or busy for a moment (503, the database's write
@@ -268,19 +270,19 @@ export class OutboxSync {
       const seconds = retryAfter(response) ?? RETRY_EVERY_MS / 1000;
       entry.lastError =
         response.status === 429
-          ? `the server asks to wait ${seconds} s`
-          : `the server is busy (HTTP 503); sent again in ${seconds} s`;
+          ? t("the server asks to wait {seconds} s", { seconds })
+          : t("the server is busy (HTTP 503); sent again in {seconds} s", { seconds });
       settled = false;
       this.later(() => this.flush(), seconds * 1000);
     } else if (response.status >= 400 && response.status < 500) {
       entry.status = "refused";
-      entry.error = answer?.detail ?? `the server refused it (HTTP ${response.status})`;
+      entry.error = answer?.detail ?? t("the server refused it (HTTP {status})", { status: response.status });
       entry.rule = answer?.rule ?? null;
       entry.field = answer?.field ?? null;
       entry.refusedAt = Date.now();
       entry.startsAtThen = this.hooks.startsAtOf?.(entry.body.segment) ?? null;
     } else {
-      entry.lastError = `server error (HTTP ${response.status})`;
+      entry.lastError = t("server error (HTTP {status})", { status: response.status });
       settled = false;
     }
     await this.store.put(entry);

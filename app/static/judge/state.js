@@ -5,28 +5,64 @@
 // hand from review, and what a refusal means. No DOM and no network here: views.js draws it,
 // tests/js/state.test.js runs it under Node.
 
-import { RIICHI_BET, TWO_YAKU_COUNTERS, advance, playHand } from "../ariari.js";
+import { LIMIT_WORDS, RIICHI_BET, TWO_YAKU_COUNTERS, advance, playHand } from "../ariari.js";
+import { formatNumber, formatTime, t } from "../i18n.js";
 
 export const STORE = "scoreboard.judge.";
 export const CLOCK_KEY = `${STORE}clock`;
 export const CLOCK_WINDOW_MS = 60000; // the feed's server times the clock correction is taken from
 export const HAND_ENDPOINTS = new Set(["hands", "corrections", "voids"]);
 export const SEAT_NAMES = ["east", "south", "west", "north"];
-export const WIND = { east: "E", south: "S", west: "W", north: "N" };
+// The page's words, read once its catalog is in (i18n.js): a seat's wind in one letter (東 in
+// Japanese and Chinese, 동 in Korean) and in full.
+export const WIND = { east: t("E"), south: t("S"), west: t("W"), north: t("N") };
+export const SEAT_WORDS = { east: t("East"), south: t("South"), west: t("West"), north: t("North") };
 export const KIND_NAMES = {
-  self_draw: "Self-draw",
-  discard: "Discard",
-  draw: "Draw",
-  points: "Points",
-  ron: "Ron",
-  tsumo: "Tsumo",
-  exhaustive_draw: "Exhaustive draw",
-  chombo: "Chombo",
+  self_draw: t("Self-draw"),
+  discard: t("Discard"),
+  draw: t("Draw"),
+  points: t("Points"),
+  ron: t("Ron"),
+  tsumo: t("Tsumo"),
+  exhaustive_draw: t("Exhaustive draw"),
+  chombo: t("Chombo"),
 };
 export const END_WORDS = {
-  "AA-12": "the last round ended",
-  "AA-13": "agari-yame",
-  "AA-14": "bankruptcy",
+  "AA-12": t("the last round ended"),
+  "AA-13": t("agari-yame"),
+  "AA-14": t("bankruptcy"),
+};
+// What the tablet shows of an entry's, a row's, the feed's or the clock's state: the codes
+// stay in data attributes and class names, the words are the page's language.
+export const STATE_WORDS = {
+  queued: t("queued"),
+  sent: t("sent"),
+  refused: t("refused"),
+  server: t("server"),
+  "other device": t("other device"),
+  "void queued": t("void queued"),
+  "void sent": t("void sent"),
+  "correction queued": t("correction queued"),
+  "correction sent": t("correction sent"),
+  connecting: t("connecting"),
+  live: t("live"),
+  offline: t("offline"),
+  reconnecting: t("reconnecting"),
+  stale: t("stale"),
+  "no network": t("no network"),
+  not_started: t("not started"),
+  running: t("running"),
+  overtime: t("overtime"),
+  break: t("break"),
+  finished: t("finished"),
+  finished_short: t("time is up"),
+};
+const SEGMENT_WORDS = {
+  half: t("half"),
+  quarter: t("quarter"),
+  session: t("session"),
+  game: t("game"),
+  segment: t("segment"),
 };
 export const DISCARD_SHARE_LIMIT = 25; // rule HS-2
 
@@ -106,7 +142,8 @@ export class TabletClock {
 
 
 export function clockText(time) {
-  return time === null || time === undefined ? "–" : new Date(time).toLocaleTimeString();
+  if (time === null || time === undefined) return "–";
+  return formatTime(new Date(time), { hour: "numeric", minute: "2-digit", second: "2-digit" });
 }
 
 export function signed(n) {
@@ -251,16 +288,21 @@ export class TabletState {
     const kind = this.who.segment_kind;
     const now = this.clock.now();
     if (timing.deadline !== null && now > timing.deadline) {
-      return (
-        `Hand ${hand} has no recorded deal and the time limit passed at ${clockText(timing.deadline)}, ` +
-        "so the server would refuse it (rule CL-3). If its tiles were dealt before then, call the " +
-        "head judge to record the deal: the hand can be sent once it is in."
+      return t(
+        "Hand {hand} has no recorded deal and the time limit passed at {time}, so the server would refuse it (rule CL-3). If its tiles were dealt before then, call the head judge to record the deal: the hand can be sent once it is in.",
+        { hand, time: clockText(timing.deadline) },
       );
     }
     if (timing.startsAt !== null && now < timing.startsAt) {
-      return `This ${kind} starts at ${clockText(timing.startsAt)}: wait, or record an early start first (all four players agreeing, rule CL-2).`;
+      return t(
+        "This {kind} starts at {time}: wait, or record an early start first (all four players agreeing, rule CL-2).",
+        { kind: this.kindWord(kind), time: clockText(timing.startsAt) },
+      );
     }
-    return `Tap “Tiles dealt” for hand ${hand} first: in a timed ${kind} every hand needs its deal (rule CL-3).`;
+    return t("Tap “Tiles dealt” for hand {hand} first: in a timed {kind} every hand needs its deal (rule CL-3).", {
+      hand,
+      kind: this.kindWord(kind),
+    });
   }
 
   // The seats in the cycle of `hand` (rules SE-6 to SE-9): East, South, West, North.
@@ -297,7 +339,7 @@ export class TabletState {
   // like the points the players hold ("−3,900" beside "21,100", rule AA-17)
   deltaText(n) {
     if (!this.isAriAri() || n === null || n === undefined) return signed(n);
-    return signed(n).replace(/\d+/, (digits) => Number(digits).toLocaleString("en"));
+    return signed(n).replace(/\d+/, (digits) => formatNumber(Number(digits)));
   }
 
   // The server's game at the table in `segment`, if the channel shows that segment.
@@ -487,8 +529,11 @@ export class TabletState {
     if (!end?.bets) return "";
     const shares = Object.entries(end.players)
       .filter(([, row]) => row.bets)
-      .map(([p, row]) => `${this.nameOf(p)} ${row.bets.toLocaleString("en")}`);
-    return `. Riichi bets left on the table, ${end.bets.toLocaleString("en")}: ${shares.join(", ")} (rule AA-15)`;
+      .map(([p, row]) => `${this.nameOf(p)} ${formatNumber(row.bets)}`);
+    return t(". Riichi bets left on the table, {bets}: {shares} (rule AA-15)", {
+      bets: formatNumber(end.bets),
+      shares: shares.join(", "),
+    });
   }
 
   totals(segment) {
@@ -515,40 +560,54 @@ export class TabletState {
 
   describe(entry) {
     const body = entry.body;
-    const kind = capitalised(this.who?.segment_kind ?? "segment");
-    const where = `${kind} ${body.segment} hand ${body.hand}`;
+    const segment = this.segmentText(this.who?.segment_kind ?? "segment", body.segment);
+    const where = t("{segment} hand {hand}", { segment, hand: body.hand });
+    const time = clockText(body.time);
     if (entry.endpoint === "deals") {
-      const how = entry.redealt ? " (recorded anew after a refusal)" : entry.auto ? " (when the entry began)" : "";
-      return `${where}: tiles dealt at ${clockText(body.time)}${how}`;
+      return entry.redealt
+        ? t("{where}: tiles dealt at {time} (recorded anew after a refusal)", { where, time })
+        : entry.auto
+          ? t("{where}: tiles dealt at {time} (when the entry began)", { where, time })
+          : t("{where}: tiles dealt at {time}", { where, time });
     }
-    if (entry.endpoint === "early-starts") return `${kind} ${body.segment}: early start at ${clockText(body.time)}, all four agreeing`;
+    if (entry.endpoint === "early-starts") {
+      return t("{segment}: early start at {time}, all four agreeing", { segment, time });
+    }
     if (entry.endpoint === "seats") {
       const seats = body.seats.map((p, i) => `${WIND[SEAT_NAMES[i]]} ${this.nameOf(p)}`).join(", ");
-      return `${kind} ${body.segment}: seats ${seats}`;
+      return t("{segment}: seats {seats}", { segment, seats });
     }
-    if (entry.endpoint === "voids") return `${where}: void (${body.reason})`;
+    if (entry.endpoint === "voids") return t("{where}: void ({reason})", { where, reason: body.reason });
     const result = body.result;
+    const value = result.value;
     let what = KIND_NAMES[result.kind];
     if (this.isAriAri()) what = this.longResult(result);
-    else if (result.kind === "self_draw") what += ` ${result.value} by ${this.nameOf(result.winner)}`;
-    if (result.kind === "discard") {
-      what += ` ${result.value}: ${this.nameOf(result.winner)} from ${this.nameOf(result.discarder)}`;
+    else if (result.kind === "self_draw") {
+      what = t("Self-draw {value} by {winner}", { value, winner: this.nameOf(result.winner) });
+    } else if (result.kind === "discard") {
+      what = t("Discard {value}: {winner} from {discarder}", {
+        value,
+        winner: this.nameOf(result.winner),
+        discarder: this.nameOf(result.discarder),
+      });
     }
-    if (entry.endpoint === "corrections") return `${where}: correction to ${what} (${body.reason})`;
+    if (entry.endpoint === "corrections") {
+      return t("{where}: correction to {what} ({reason})", { where, what, reason: body.reason });
+    }
     return `${where}: ${what}`;
   }
 
   // An Ari Ari win as the players say it: "3 fan 30 fu", "mangan".
   winText(win) {
-    if (win.limit) return win.limit;
-    return win.fu ? `${win.fan} fan ${win.fu} fu` : `${win.fan} fan`;
+    if (win.limit) return LIMIT_WORDS[win.limit] ?? win.limit;
+    return win.fu ? t("{fan} fan {fu} fu", { fan: win.fan, fu: win.fu }) : t("{fan} fan", { fan: win.fan });
   }
 
   shortResult(result) {
     if (!result) return "–";
-    if (result.kind === "ron") return `Ron ${result.wins.map((w) => this.winText(w)).join(" + ")}`;
-    if (result.kind === "tsumo") return `Tsumo ${this.winText(result)}`;
-    if (result.kind === "exhaustive_draw") return `Draw · ${(result.tenpai ?? []).length} tenpai`;
+    if (result.kind === "ron") return t("Ron {wins}", { wins: result.wins.map((w) => this.winText(w)).join(" + ") });
+    if (result.kind === "tsumo") return t("Tsumo {win}", { win: this.winText(result) });
+    if (result.kind === "exhaustive_draw") return t("Draw · {count} tenpai", { count: (result.tenpai ?? []).length });
     return KIND_NAMES[result.kind] ?? result.kind;
   }
 
@@ -556,17 +615,24 @@ export class TabletState {
     const names = (players) => (players ?? []).map((p) => this.nameOf(p)).join(", ");
     let what;
     if (result.kind === "ron") {
-      const wins = result.wins.map((w) => `${this.nameOf(w.winner)} ${this.winText(w)}, ${w.yaku} yaku`);
-      what = `Ron on ${this.nameOf(result.discarder)}'s discard: ${wins.join("; ")}`;
+      const wins = result.wins.map((w) =>
+        t("{name} {win}, {yaku} yaku", { name: this.nameOf(w.winner), win: this.winText(w), yaku: w.yaku }),
+      );
+      what = t("Ron on {discarder}'s discard: {wins}", { discarder: this.nameOf(result.discarder), wins: wins.join("; ") });
     } else if (result.kind === "tsumo") {
-      what = `Tsumo by ${this.nameOf(result.winner)}: ${this.winText(result)}, ${result.yaku} yaku`;
+      what = t("Tsumo by {winner}: {win}, {yaku} yaku", {
+        winner: this.nameOf(result.winner),
+        win: this.winText(result),
+        yaku: result.yaku,
+      });
     } else if (result.kind === "exhaustive_draw") {
-      what = `Exhaustive draw, tenpai: ${names(result.tenpai) || "nobody"}`;
+      const nobody = t("nobody");
+      what = t("Exhaustive draw, tenpai: {names}", { names: names(result.tenpai) || nobody });
     } else {
-      what = `Chombo by ${this.nameOf(result.offender)}`;
+      what = t("Chombo by {offender}", { offender: this.nameOf(result.offender) });
     }
-    if (result.riichi?.length) what += `; riichi: ${names(result.riichi)}`;
-    if (result.dead?.length) what += `; dead hand: ${names(result.dead)}`;
+    if (result.riichi?.length) what += t("; riichi: {names}", { names: names(result.riichi) });
+    if (result.dead?.length) what += t("; dead hand: {names}", { names: names(result.dead) });
     return what;
   }
 
@@ -634,16 +700,16 @@ export class TabletState {
     const draft = this.draft;
     const { segment, hand } = this.draftTarget();
     const players = this.seatsOf(segment);
-    if (hand === null) return { problem: "This segment has all its hands." };
-    if (players.length !== 4) return { problem: "The seats are not known yet." };
+    if (hand === null) return { problem: t("This segment has all its hands.") };
+    if (players.length !== 4) return { problem: t("The seats are not known yet.") };
     if (draft.mode === "new") {
       // rule CL-3: a new hand of a timed segment goes only with its deal
       const missing = this.dealProblem(segment, hand);
       if (missing) return { problem: missing };
     }
-    if (!draft.kind) return { problem: "Pick the outcome." };
+    if (!draft.kind) return { problem: t("Pick the outcome.") };
     if (draft.mode === "correction" && !draft.reason.trim()) {
-      return { problem: "Say why the hand is corrected." };
+      return { problem: t("Say why the hand is corrected.") };
     }
     if (this.isAriAri()) return this.ariAriResult(segment, hand);
     if (draft.kind === "draw") return { result: { kind: "draw" } };
@@ -651,21 +717,21 @@ export class TabletState {
       const deltas = {};
       for (const p of players) {
         const text = draft.deltas[String(p)] ?? "0";
-        if (!/^-?\d+$/.test(text)) return { problem: `Enter a number for ${this.nameOf(p)}.` };
+        if (!/^-?\d+$/.test(text)) return { problem: t("Enter a number for {name}.", { name: this.nameOf(p) }) };
         deltas[String(p)] = Number(text);
       }
       const total = sumOf(deltas);
       if (total !== 0)
-        return { problem: `The point changes sum to ${total}; they must sum to 0 (rule HS-7).` };
+        return { problem: t("The point changes sum to {total}; they must sum to 0 (rule HS-7).", { total }) };
       return { result: { kind: "points", deltas } };
     }
-    if (draft.winner === null) return { problem: "Tap the winner's seat." };
-    if (draft.kind === "discard" && draft.discarder === null) return { problem: "Tap the discarder's seat." };
+    if (draft.winner === null) return { problem: t("Tap the winner's seat.") };
+    if (draft.kind === "discard" && draft.discarder === null) return { problem: t("Tap the discarder's seat.") };
     const value = Number(draft.value);
-    if (!draft.value) return { problem: "Enter the hand's value." };
+    if (!draft.value) return { problem: t("Enter the hand's value.") };
     if (value < this.who.min_value || value > this.who.max_value) {
       return {
-        problem: `A winning hand is worth ${this.who.min_value} to ${this.who.max_value} (rule HS-3).`,
+        problem: t("A winning hand is worth {min} to {max} (rule HS-3).", { min: this.who.min_value, max: this.who.max_value }),
       };
     }
     const result = { kind: draft.kind, winner: draft.winner, value };
@@ -684,16 +750,27 @@ export class TabletState {
     for (const player of draft.riichi) {
       const points = game?.points?.[player];
       if (points !== undefined && points < RIICHI_BET) {
-        return { problem: `${this.nameOf(player)} has ${points} points: a riichi needs 1,000 (rule AA-18).` };
+        return {
+          problem: t("{name} has {points} points: a riichi needs 1,000 (rule AA-18).", {
+            name: this.nameOf(player),
+            points: formatNumber(points),
+          }),
+        };
       }
     }
     const winOf = (player) => {
       const win = draft.wins[player];
-      if (draft.dead.includes(player)) return { problem: `${this.nameOf(player)} has a dead hand and cannot win (rule AA-11).` };
-      if (!win.limit && !win.fan) return { problem: `Enter ${this.nameOf(player)}'s fan or a limit (rule AA-2).` };
-      if (!win.limit && win.fan < 5 && !win.fu) return { problem: `Tap ${this.nameOf(player)}'s fu (rule AA-19).` };
+      const name = this.nameOf(player);
+      if (draft.dead.includes(player)) return { problem: t("{name} has a dead hand and cannot win (rule AA-11).", { name }) };
+      if (!win.limit && !win.fan) return { problem: t("Enter {name}'s fan or a limit (rule AA-2).", { name }) };
+      if (!win.limit && win.fan < 5 && !win.fu) return { problem: t("Tap {name}'s fu (rule AA-19).", { name }) };
       if (game && game.counters >= TWO_YAKU_COUNTERS && win.yaku < 2) {
-        return { problem: `${game.counters} counters are on the table: ${this.nameOf(player)} needs 2 yaku (rule AA-7).` };
+        return {
+          problem: t("{counters} counters are on the table: {name} needs 2 yaku (rule AA-7).", {
+            counters: game.counters,
+            name,
+          }),
+        };
       }
       const out = { winner: player };
       if (win.limit) out.limit = win.limit;
@@ -705,8 +782,8 @@ export class TabletState {
       return { win: out };
     };
     if (draft.kind === "ron") {
-      if (draft.discarder === null) return { problem: "Tap the discarder's seat." };
-      if (!draft.winners.length) return { problem: "Tap the winner's seat (several for a multiple ron)." };
+      if (draft.discarder === null) return { problem: t("Tap the discarder's seat.") };
+      if (!draft.winners.length) return { problem: t("Tap the winner's seat (several for a multiple ron).") };
       // rule AA-4: the winners in turn order after the discarder
       const seats = this.seatsOf(segment).map(String);
       const start = seats.indexOf(draft.discarder);
@@ -720,17 +797,17 @@ export class TabletState {
       return { result: { kind: "ron", discarder: draft.discarder, wins, ...facts } };
     }
     if (draft.kind === "tsumo") {
-      if (!draft.winners.length) return { problem: "Tap the winner's seat." };
+      if (!draft.winners.length) return { problem: t("Tap the winner's seat.") };
       const { win, problem } = winOf(draft.winners[0]);
       if (problem) return { problem };
       return { result: { kind: "tsumo", ...win, ...facts } };
     }
     if (draft.kind === "exhaustive_draw") {
       const dead = draft.tenpai.find((p) => draft.dead.includes(p));
-      if (dead) return { problem: `${this.nameOf(dead)} has a dead hand and cannot be tenpai (rule AA-11).` };
+      if (dead) return { problem: t("{name} has a dead hand and cannot be tenpai (rule AA-11).", { name: this.nameOf(dead) }) };
       return { result: { kind: "exhaustive_draw", tenpai: [...draft.tenpai], ...facts } };
     }
-    if (draft.offender === null) return { problem: "Tap the offender's seat." };
+    if (draft.offender === null) return { problem: t("Tap the offender's seat.") };
     return { result: { kind: "chombo", offender: draft.offender, ...facts } };
   }
 
@@ -749,10 +826,16 @@ export class TabletState {
       (e) => e.endpoint === "hands" && e.body.segment === target.segment && e.body.hand === target.hand,
     );
     if (ours) return;
-    this.entryNotice =
-      `Hand ${target.hand} was entered on another device at this table: ` +
-      `${this.rowText(target.segment, { deltas: entered.deltas })}. Nothing was sent from here; ` +
-      `${reviewing ? "the review was closed and " : ""}the form now shows the next hand.`;
+    const values = { hand: target.hand, result: this.rowText(target.segment, { deltas: entered.deltas }) };
+    this.entryNotice = reviewing
+      ? t(
+          "Hand {hand} was entered on another device at this table: {result}. Nothing was sent from here; the review was closed and the form now shows the next hand.",
+          values,
+        )
+      : t(
+          "Hand {hand} was entered on another device at this table: {result}. Nothing was sent from here; the form now shows the next hand.",
+          values,
+        );
     this.draft = this.emptyDraft();
     if (reviewing) {
       this.pendingSend = null;
@@ -772,10 +855,10 @@ export class TabletState {
     const entry = this.entries.filter((e) => e.endpoint === "seats" && e.body.segment === segment && e.body.round === this.who.round).pop();
     if (!entry) return "";
     const seats = entry.body.seats;
-    const names = `East ${this.nameOf(seats[0])}, South ${this.nameOf(seats[1])}, West ${this.nameOf(seats[2])}, North ${this.nameOf(seats[3])}`;
-    if (entry.status === "sent") return `Seats recorded: ${names}.`;
-    if (entry.status === "refused") return `Seats refused: ${entry.error}`;
-    return `Seats kept on this tablet: ${names}. They go to the server as soon as the network allows.`;
+    const names = SEAT_NAMES.map((seat, i) => `${SEAT_WORDS[seat]} ${this.nameOf(seats[i])}`).join(", ");
+    if (entry.status === "sent") return t("Seats recorded: {names}.", { names });
+    if (entry.status === "refused") return t("Seats refused: {error}", { error: entry.error });
+    return t("Seats kept on this tablet: {names}. They go to the server as soon as the network allows.", { names });
   }
 
   firstRefused() {
@@ -784,101 +867,149 @@ export class TabletState {
 
   explainRefusal(entry) {
     const body = entry.body;
-    const kind = this.who?.segment_kind ?? "segment";
+    const kind = this.kindWord(this.who?.segment_kind ?? "segment");
+    const hand = body.hand;
     const rule = entry.rule;
-    const clock = "This tablet's clock was more than 30 seconds off the server's when it sent it, so the server cannot trust the time this tablet gave it";
-    const headJudge = "Call the head judge: they record it by hand, with its time and a reason. This tablet sends it again by itself once it is in, then the entries after it.";
+    const now = clockText(this.clock.now());
+    const clock = t(
+      "This tablet's clock was more than 30 seconds off the server's when it sent it, so the server cannot trust the time this tablet gave it",
+    );
+    const headJudge = t(
+      "Call the head judge: they record it by hand, with its time and a reason. This tablet sends it again by itself once it is in, then the entries after it.",
+    );
     // A deal refused or missing while the time limit has not passed can be recorded anew,
     // at the time it is now: never earlier than the real deal, so never unfair (rule CL-3).
     const dealNow = this.canDealNow(body.segment, body.hand);
-    const orNow = dealNow
-      ? ` The time limit has not passed: “Record the deal now” records it at ${clockText(this.clock.now())}, later than the tiles were really dealt, and the entries after it go on.`
-      : "";
     const nowOrHeadJudge = dealNow
-      ? `The time limit has not passed: tap “Record the deal now” to record the deal at ${clockText(this.clock.now())}, later than the tiles were really dealt, and the entries after it go on. Or call the head judge to record it at its real time: this tablet then sends it again by itself.`
+      ? t(
+          "The time limit has not passed: tap “Record the deal now” to record the deal at {time}, later than the tiles were really dealt, and the entries after it go on. Or call the head judge to record it at its real time: this tablet then sends it again by itself.",
+          { time: now },
+        )
       : headJudge;
     const closed = rule === "CL-3" && entry.field === "segment";
     if (closed) {
       return {
-        title: `${entry.endpoint === "deals" ? `The deal of hand ${body.hand}` : this.describe(entry)} was refused`,
-        what: `The organizer has closed this ${kind}: it takes no new hand or deal (rule CL-3).`,
-        next: "If the hand was played in time, call the head judge. Otherwise discard it.",
+        title:
+          entry.endpoint === "deals"
+            ? t("The deal of hand {hand} was refused", { hand })
+            : t("{entry} was refused", { entry: this.describe(entry) }),
+        what: t("The organizer has closed this {kind}: it takes no new hand or deal (rule CL-3).", { kind }),
+        next: t("If the hand was played in time, call the head judge. Otherwise discard it."),
       };
     }
     if (entry.endpoint === "deals") {
-      const title = `The deal of hand ${body.hand} was refused`;
+      const title = t("The deal of hand {hand} was refused", { hand });
       if (rule === "CL-6" && entry.field === "sent") {
-        return { title, what: `${clock} (${clockText(body.time)} on this tablet, rule CL-6).`, next: nowOrHeadJudge, dealNow };
+        return {
+          title,
+          what: t("{clock} ({time} on this tablet, rule CL-6).", { clock, time: clockText(body.time) }),
+          next: nowOrHeadJudge,
+          dealNow,
+        };
       }
       if (rule === "CL-3" && entry.field === "time") {
         return {
           title,
-          what: `The tiles of hand ${body.hand} were dealt at ${clockText(body.time)}, after the time limit: no new hand may start after it (rule CL-3).`,
-          next: `If they were dealt in time, call the head judge to record the deal. Otherwise discard it: this ${kind} is over for the table.`,
+          what: t(
+            "The tiles of hand {hand} were dealt at {time}, after the time limit: no new hand may start after it (rule CL-3).",
+            { hand, time: clockText(body.time) },
+          ),
+          next: t(
+            "If they were dealt in time, call the head judge to record the deal. Otherwise discard it: this {kind} is over for the table.",
+            { kind },
+          ),
         };
       }
       if (rule === "CL-2") {
         return {
           title,
-          what: `The deal at ${clockText(body.time)} is before this ${kind}'s start, and no early start is recorded (rule CL-2).`,
+          what: t("The deal at {time} is before this {kind}'s start, and no early start is recorded (rule CL-2).", {
+            time: clockText(body.time),
+            kind,
+          }),
           next: dealNow
-            ? `The ${kind} has started now: “Record the deal now” records the deal at ${clockText(this.clock.now())}, and the entries after it go on. Or call the head judge.`
-            : "If all four players agreed to start early, record the early start, then send the deal again. Otherwise call the head judge, or discard it.",
+            ? t(
+                "The {kind} has started now: “Record the deal now” records the deal at {time}, and the entries after it go on. Or call the head judge.",
+                { kind, time: now },
+              )
+            : t(
+                "If all four players agreed to start early, record the early start, then send the deal again. Otherwise call the head judge, or discard it.",
+              ),
           dealNow,
         };
       }
       return {
         title,
         what: `${this.reason(entry)}.`,
-        next: `Call the head judge, or discard it.${orNow}`,
+        next: dealNow
+          ? t(
+              "Call the head judge, or discard it. The time limit has not passed: “Record the deal now” records it at {time}, later than the tiles were really dealt, and the entries after it go on.",
+              { time: now },
+            )
+          : t("Call the head judge, or discard it."),
         dealNow,
       };
     }
     if (entry.endpoint === "early-starts") {
-      const title = "The early start was refused";
-      if (rule === "CL-6") return { title, what: `${clock} (rule CL-6).`, next: headJudge };
+      const title = t("The early start was refused");
+      if (rule === "CL-6") return { title, what: t("{clock} (rule CL-6).", { clock }), next: headJudge };
       const startsAt = this.serverTable(body.segment)?.clock?.starts_at;
       const minutes = this.who?.early_start_minutes;
       const what =
         rule === "CL-2" && entry.field === "time" && startsAt && /at most/.test(entry.error ?? "")
-          ? `The early start at ${clockText(body.time)} is more than ${minutes} minutes before the scheduled start, ${clockText(startsAt)} (rule CL-2).`
+          ? t(
+              "The early start at {time} is more than {minutes} minutes before the scheduled start, {start} (rule CL-2).",
+              { time: clockText(body.time), minutes, start: clockText(startsAt) },
+            )
           : `${this.reason(entry)}.`;
-      return { title, what, next: "Discard it and start on the schedule, or call the head judge." };
+      return { title, what, next: t("Discard it and start on the schedule, or call the head judge.") };
     }
     if (entry.endpoint === "seats") {
       return {
-        title: "The seats were refused",
+        title: t("The seats were refused"),
         what: `${this.reason(entry)}.`,
-        next: "Discard them and record the seats again on the Seats tab, or call the head judge.",
+        next: t("Discard them and record the seats again on the Seats tab, or call the head judge."),
       };
     }
-    const title = `Hand ${body.hand} was refused`;
+    const title = t("Hand {hand} was refused", { hand });
     if (entry.endpoint === "hands" && rule === "CL-3" && /no recorded deal/.test(entry.error ?? "")) {
       if (dealNow) {
         return {
           title,
-          what: `Hand ${body.hand} reached the server without its deal, and in a timed ${kind} every hand needs one (rule CL-3).`,
-          next: `The time limit has not passed: “Record the deal now” records the deal at ${clockText(this.clock.now())}, and the hand goes after it. Or call the head judge to record it at the time the tiles were dealt.`,
+          what: t(
+            "Hand {hand} reached the server without its deal, and in a timed {kind} every hand needs one (rule CL-3).",
+            { hand, kind },
+          ),
+          next: t(
+            "The time limit has not passed: “Record the deal now” records the deal at {time}, and the hand goes after it. Or call the head judge to record it at the time the tiles were dealt.",
+            { time: now },
+          ),
           dealNow,
         };
       }
       return {
         title,
-        what: `Hand ${body.hand} has no deal recorded before the time limit, and the limit has passed (rule CL-3).`,
-        next: "If its tiles were dealt in time, call the head judge to record the deal: this tablet then sends the hand again by itself. Otherwise the hand does not count: discard it.",
+        what: t("Hand {hand} has no deal recorded before the time limit, and the limit has passed (rule CL-3).", { hand }),
+        next: t(
+          "If its tiles were dealt in time, call the head judge to record the deal: this tablet then sends the hand again by itself. Otherwise the hand does not count: discard it.",
+        ),
       };
     }
     if (entry.endpoint === "hands" && /already entered/.test(entry.error ?? "")) {
       return {
         title,
-        what: `Hand ${body.hand} is already entered at this table, from another tablet or device.`,
-        next: "Compare it with the hands on the left. Discard this one; if this tablet's result was the right one, correct the hand (Correct / void) and give the reason.",
+        what: t("Hand {hand} is already entered at this table, from another tablet or device.", { hand }),
+        next: t(
+          "Compare it with the hands on the left. Discard this one; if this tablet's result was the right one, correct the hand (Correct / void) and give the reason.",
+        ),
       };
     }
     return {
       title,
       what: `${this.reason(entry)}.`,
-      next: "Discard it and enter it again as it should be, or send it again once the cause is fixed (the head judge can help).",
+      next: t(
+        "Discard it and enter it again as it should be, or send it again once the cause is fixed (the head judge can help).",
+      ),
     };
   }
 
@@ -900,7 +1031,27 @@ export class TabletState {
   // The server's sentence, without the field prefix and the rule in brackets.
   reason(entry) {
     const text = (entry.error ?? "").replace(/^field '[^']*': /, "").replace(/ \(rule [^)]*\)$/, "");
-    const sentence = text ? text[0].toUpperCase() + text.slice(1) : "The server refused it";
-    return entry.rule ? `${sentence} (rule ${entry.rule})` : sentence;
+    const sentence = text ? text[0].toUpperCase() + text.slice(1) : t("The server refused it");
+    return entry.rule ? t("{sentence} (rule {rule})", { sentence, rule: entry.rule }) : sentence;
+  }
+
+  // A segment's name as the tournament calls it: "Half 1", "Quarter 3", "Game 1".
+  segmentText(kind, number) {
+    if (kind === "half") return t("Half {number}", { number });
+    if (kind === "quarter") return t("Quarter {number}", { number });
+    if (kind === "session") return t("Session {number}", { number });
+    if (kind === "game") return t("Game {number}", { number });
+    return `${capitalised(kind)} ${number}`;
+  }
+
+  // The same inside a sentence, as in "round 2 · half 1" or "Go to half 2".
+  segmentWord(kind, number) {
+    return t("{kind} {number}", { kind: this.kindWord(kind), number });
+  }
+
+  // The segment's kind as a word inside a sentence ("this half"): nouns that do not inflect
+  // in the tablet's languages, so one sentence serves every kind.
+  kindWord(kind) {
+    return SEGMENT_WORDS[kind] ?? kind;
   }
 }

@@ -17,15 +17,17 @@
 // Names and other text from the server are only ever set with textContent.
 
 import { LiveFeed, formatClock } from "../live.js";
-import { LIMITS, RIICHI_BET, VALID_FU, basePoints, handLabel, ordinal } from "../ariari.js";
+import { formatNumber, t, tn } from "../i18n.js";
+import { LIMITS, LIMIT_WORDS, RIICHI_BET, VALID_FU, basePoints, handLabel, ordinal } from "../ariari.js";
 import { Outbox, OutboxSync, RETRY_EVERY_MS, REQUEST_TIMEOUT_MS, isoTime } from "./outbox.js";
 import {
   END_WORDS,
   SEAT_NAMES,
+  SEAT_WORDS,
+  STATE_WORDS,
   STORE,
   TabletState,
   WIND,
-  capitalised,
   clockText,
   readJson,
   shuffled,
@@ -127,7 +129,7 @@ export class Tablet extends TabletState {
       await this.outbox.open();
       await this.sync.load();
     } catch (error) {
-      this.fatal(`This browser cannot keep an outbox (IndexedDB): ${error}`);
+      this.fatal(t("This browser cannot keep an outbox (IndexedDB): {error}", { error: String(error) }));
       return;
     }
     if (!this.token) {
@@ -202,7 +204,7 @@ export class Tablet extends TabletState {
         localStorage.removeItem(TOKEN_KEY);
         this.token = null;
         const problem = await response.json().catch(() => ({}));
-        this.showNoToken(problem.detail ?? "This table token is not known.");
+        this.showNoToken(problem.detail ?? t("This table token is not known."));
         return;
       }
       if (response.ok) {
@@ -217,7 +219,7 @@ export class Tablet extends TabletState {
     } else if (!this.who) {
       $("judge").dataset.state = "waiting";
       $("no-token").hidden = false;
-      $("no-token").querySelector("h1").textContent = "Waiting for the server";
+      $("no-token").querySelector("h1").textContent = t("Waiting for the server");
       setTimeout(() => this.loadWhoAmI(), RETRY_EVERY_MS);
     }
   }
@@ -337,9 +339,14 @@ export class Tablet extends TabletState {
     if (!this.who) return;
     const segment = this.segment();
     const kind = this.who.segment_kind;
-    $("where-table").textContent = `Table ${this.who.table}`;
-    $("where-segment").textContent =
-      `${this.who.tournament_name} · round ${this.who.round} · ${kind} ${segment ?? "–"}`;
+    $("where-table").textContent = t("Table {table}", { table: this.who.table });
+    $("where-segment").replaceChildren(
+      el("span", { translate: "no", text: this.who.tournament_name }),
+      " · ",
+      t("round {round}", { round: this.who.round }),
+      " · ",
+      this.segmentWord(kind, segment ?? "–"),
+    );
     this.renderNextHand(segment);
     this.renderSeatCards(segment);
     this.renderHands(segment);
@@ -360,7 +367,7 @@ export class Tablet extends TabletState {
     const shown = navigator.onLine ? status : "no network";
     const node = $("feed-status");
     node.className = `status-${shown === "no network" ? "offline" : shown}`;
-    node.textContent = shown;
+    node.textContent = STATE_WORDS[shown] ?? shown;
   }
 
   renderClock() {
@@ -368,7 +375,7 @@ export class Tablet extends TabletState {
     const node = $("clock");
     node.dataset.phase = clock?.phase ?? "none";
     if (!clock) {
-      node.textContent = "no clock";
+      node.textContent = t("no clock");
       return;
     }
     const now = this.clock.now();
@@ -380,28 +387,28 @@ export class Tablet extends TabletState {
     const phase = this.phaseHere(clock, segment, now);
     node.dataset.phase = phase;
     if (phase === "overtime" && clock.deadline) {
-      text = `overtime +${formatClock(since(clock.deadline))}`;
+      text = t("overtime +{time}", { time: formatClock(since(clock.deadline)) });
     } else if (phase === "finished_short") {
-      text = "time is up";
+      text = t("time is up");
     } else if (clock.phase === "not_started" && clock.deadline && (early || until(clock.starts_at) === 0)) {
       // started early here, the server not told yet: the deadline does not move (rule CL-2);
       // or started on schedule since the feed last said (the tablet is offline)
-      text = `${formatClock(until(clock.deadline))} left`;
+      text = t("{time} left", { time: formatClock(until(clock.deadline)) });
     } else if (clock.phase === "not_started" && clock.starts_at) {
-      text = `starts in ${formatClock(until(clock.starts_at))}`;
+      text = t("starts in {time}", { time: formatClock(until(clock.starts_at)) });
     } else if (clock.phase === "running" && clock.deadline) {
       const left = until(clock.deadline);
-      text = left > 0 ? `${formatClock(left)} left` : "time";
+      text = left > 0 ? t("{time} left", { time: formatClock(left) }) : t("time");
     } else if (clock.phase === "running") {
-      text = "no time limit";
+      text = t("no time limit");
     } else if (clock.phase === "overtime" && clock.deadline) {
-      text = `overtime +${formatClock(since(clock.deadline))}`;
+      text = t("overtime +{time}", { time: formatClock(since(clock.deadline)) });
     } else if (clock.phase === "break" && clock.break_ends) {
-      text = `break ${formatClock(until(clock.break_ends))}`;
+      text = t("break {time}", { time: formatClock(until(clock.break_ends)) });
     } else if (clock.phase === "finished_short") {
-      text = "time is up";
+      text = t("time is up");
     } else {
-      text = clock.phase.replace("_", " ");
+      text = STATE_WORDS[clock.phase] ?? clock.phase.replace("_", " ");
     }
     node.textContent = text;
   }
@@ -413,11 +420,20 @@ export class Tablet extends TabletState {
     const done = $("segment-done");
     if (next === null) {
       $("deal-note").textContent = "";
-      $("next-title").textContent = `${capitalised(this.who.segment_kind)} ${segment} is complete`;
+      $("next-title").textContent = t("{segment} is complete", {
+        segment: this.segmentText(this.who.segment_kind, segment),
+      });
       const ended = this.isAriAri() ? this.gameEnded(segment, this.lastHand(segment) + 1) : null;
+      const last = this.lastHand(segment);
       $("next-dealer").textContent = this.isAriAri()
-        ? `The game ended after hand ${this.lastHand(segment)}${ended ? `: ${END_WORDS[ended] ?? ended} (rule ${ended})` : ""}${this.leftoverText(segment)}`
-        : `${total} of ${total} hands`;
+        ? (ended
+            ? t("The game ended after hand {hand}: {why} (rule {rule})", {
+                hand: last,
+                why: END_WORDS[ended] ?? ended,
+                rule: ended,
+              })
+            : t("The game ended after hand {hand}", { hand: last })) + this.leftoverText(segment)
+        : t("{count} of {total} hands", { count: total, total });
       dealButton.hidden = true;
       const later = this.who.segments.find((s) => s.segment > segment);
       done.hidden = !later;
@@ -428,7 +444,7 @@ export class Tablet extends TabletState {
             type: "button",
             class: "big primary",
             id: "next-segment",
-            text: `Go to ${this.who.segment_kind} ${later.segment}`,
+            text: t("Go to {segment}", { segment: this.segmentWord(this.who.segment_kind, later.segment) }),
             onclick: () => {
               this.chooseSegment(later.segment);
               this.showTab("seats");
@@ -440,21 +456,36 @@ export class Tablet extends TabletState {
     }
     done.hidden = true;
     const dealer = this.dealerOf(segment, next);
-    $("next-title").textContent = `Hand ${next} of ${total}`;
-    $("next-dealer").textContent =
-      dealer === null ? "" : `Dealer: ${this.windOf(segment, next, dealer)} · ${this.nameOf(dealer)}`;
+    $("next-title").textContent = t("Hand {hand} of {total}", { hand: next, total });
+    // the name apart, as data (translate="no")
+    $("next-dealer").replaceChildren(
+      ...(dealer === null
+        ? []
+        : [
+            t("Dealer: {wind}", { wind: this.windOf(segment, next, dealer) }),
+            " · ",
+            el("span", { translate: "no", text: this.nameOf(dealer) }),
+          ]),
+    );
     const game = this.isAriAri() ? this.gameBefore(segment, next) : null;
     if (this.isAriAri()) {
       // rules AA-5, AA-6, AA-12: the round wind, the counters and the riichi bets on the table
-      $("next-title").textContent = game ? `${handLabel(game.passes)} · hand ${next}` : `Hand ${next}`;
+      $("next-title").textContent = game
+        ? t("{round_hand} · hand {hand}", { round_hand: handLabel(game.passes), hand: next })
+        : t("Hand {hand}", { hand: next });
+      // (the counts first: a call inside a call's arguments is not extracted)
+      const counters = game ? tn("{count} counter", "{count} counters", game.counters) : "";
+      const bets = game ? tn("{count} riichi bet", "{count} riichi bets", game.bets / RIICHI_BET) : "";
       $("next-dealer").textContent = game
-        ? `Dealer: ${this.nameOf(dealer)} · ${game.counters} counter${game.counters === 1 ? "" : "s"} · ${game.bets / RIICHI_BET} riichi bet${game.bets === RIICHI_BET ? "" : "s"} on the table`
-        : "Waiting for the server to replay the game";
+        ? t("Dealer: {name} · {counters} · {bets} on the table", { name: this.nameOf(dealer), counters, bets })
+        : t("Waiting for the server to replay the game");
     }
     dealButton.hidden = false;
     const deal = this.dealOf(segment, next);
     const dealt = deal && deal.state !== "refused";
-    dealButton.textContent = dealt ? `Dealt ✓ ${clockText(deal.time)}` : `Tiles dealt · hand ${next}`;
+    dealButton.textContent = dealt
+      ? t("Dealt ✓ {time}", { time: clockText(deal.time) })
+      : t("Tiles dealt · hand {hand}", { hand: next });
     dealButton.classList.toggle("done", Boolean(dealt));
     dealButton.dataset.hand = String(next);
     dealButton.dataset.dealt = deal?.state ?? "";
@@ -465,15 +496,36 @@ export class Tablet extends TabletState {
     dealButton.disabled = late || early;
     let note = "";
     if (late) {
-      note = `The time limit passed at ${clockText(timing.deadline)}: no new hand may start (rule CL-3).`;
+      note = t("The time limit passed at {time}: no new hand may start (rule CL-3).", {
+        time: clockText(timing.deadline),
+      });
     } else if (early) {
-      note = `This ${this.who.segment_kind} starts at ${clockText(timing.startsAt)}; to start sooner, record an early start that all four players agree to (rule CL-2).`;
+      note = t(
+        "This {kind} starts at {time}; to start sooner, record an early start that all four players agree to (rule CL-2).",
+        { kind: this.kindWord(this.who.segment_kind), time: clockText(timing.startsAt) },
+      );
     } else if (deal?.state === "other device") {
-      note = `Hand ${next} was dealt at ${clockText(deal.time)}, recorded on another device at this table.`;
+      note = t("Hand {hand} was dealt at {time}, recorded on another device at this table.", {
+        hand: next,
+        time: clockText(deal.time),
+      });
     } else if (deal?.state === "queued") {
-      note = `${deal.entry.auto ? "Deal recorded when you started entering the hand" : "Deal recorded"} at ${clockText(deal.time)}, by this tablet's clock; it goes to the server as soon as the network allows.`;
+      note = deal.entry.auto
+        ? t(
+            "Deal recorded when you started entering the hand at {time}, by this tablet's clock; it goes to the server as soon as the network allows.",
+            { time: clockText(deal.time) },
+          )
+        : t(
+            "Deal recorded at {time}, by this tablet's clock; it goes to the server as soon as the network allows.",
+            { time: clockText(deal.time) },
+          );
     } else if (deal?.state === "sent" || deal?.state === "server") {
-      note = `Deal of hand ${next} recorded at ${clockText(deal.time)}${deal.entry?.auto ? ", when you started entering the hand" : ""}.`;
+      note = deal.entry?.auto
+        ? t("Deal of hand {hand} recorded at {time}, when you started entering the hand.", {
+            hand: next,
+            time: clockText(deal.time),
+          })
+        : t("Deal of hand {hand} recorded at {time}.", { hand: next, time: clockText(deal.time) });
     }
     $("deal-note").textContent = note;
   }
@@ -504,13 +556,13 @@ export class Tablet extends TabletState {
           el("span", {
             class: "score num",
             text: this.isAriAri()
-              ? (totals[String(player)] ?? 0).toLocaleString("en")
+              ? formatNumber(totals[String(player)] ?? 0)
               : signed(totals[String(player)] ?? 0),
           }),
-          el("span", { class: "name", text: this.nameOf(player) }),
-          el("span", { class: "pid", text: String(player) }),
+          el("span", { class: "name", translate: "no", text: this.nameOf(player) }),
+          el("span", { class: "pid", translate: "no", text: String(player) }),
           end?.players[String(player)] ? this.aaResultLine(end.players[String(player)]) : null,
-          String(player) === String(dealer) ? el("span", { class: "dealer-mark", text: "deals" }) : null,
+          String(player) === String(dealer) ? el("span", { class: "dealer-mark", text: t("deals") }) : null,
         ),
       ),
     );
@@ -518,10 +570,10 @@ export class Tablet extends TabletState {
 
   // rules AA-15 to AA-17: a player's place, leftover bets, uma and result once the game ended
   aaResultLine(row) {
-    const points = (n) => `${n > 0 ? "+" : n < 0 ? "−" : ""}${Math.abs(n).toLocaleString("en")}`;
+    const points = (n) => `${n > 0 ? "+" : n < 0 ? "−" : ""}${formatNumber(Math.abs(n))}`;
     const parts = [`${ordinal(row.place)}`];
-    if (row.bets) parts.push(`bets ${points(row.bets)}`);
-    parts.push(`uma ${points(row.uma)}`, `result ${points(row.result)}`);
+    if (row.bets) parts.push(t("bets {points}", { points: points(row.bets) }));
+    parts.push(t("uma {points}", { points: points(row.uma) }), t("result {points}", { points: points(row.result) }));
     return el("span", { class: "pid aa-result", text: parts.join(" · ") });
   }
 
@@ -533,8 +585,8 @@ export class Tablet extends TabletState {
         "tr",
         {},
         el("th", { scope: "col", class: "num", text: "#" }),
-        el("th", { scope: "col", text: "Value" }),
-        ...players.map((p) => el("th", { scope: "col", class: "num", text: this.nameOf(p) })),
+        el("th", { scope: "col", text: t("Value") }),
+        ...players.map((p) => el("th", { scope: "col", class: "num", translate: "no", text: this.nameOf(p) })),
         el("th", { scope: "col", text: "" }),
       ),
     );
@@ -565,12 +617,14 @@ export class Tablet extends TabletState {
           el("td", {
             class: "value",
             text: row.voided
-              ? "void"
+              ? t("void")
               : row.gameEnd
-                ? `Game end: ${end.bets ? "bets and " : ""}uma`
+                ? end.bets
+                  ? t("Game end: bets and uma")
+                  : t("Game end: uma")
                 : this.isAriAri()
                 ? this.shortResult(row.result)
-                : (row.value ?? (row.deltas && sumOfAbs(row.deltas) === 0 ? "draw" : "–")),
+                : (row.value ?? (row.deltas && sumOfAbs(row.deltas) === 0 ? t("draw") : "–")),
           }),
           ...players.map((p) => {
             const delta = row.deltas?.[String(p)];
@@ -578,7 +632,7 @@ export class Tablet extends TabletState {
               "td",
               {
                 class: `num${String(p) === dealer ? " dealt" : ""}`,
-                title: String(p) === dealer ? "dealer" : undefined,
+                title: String(p) === dealer ? t("dealer") : undefined,
               },
               el("span", {
                 class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
@@ -587,7 +641,7 @@ export class Tablet extends TabletState {
               el("span", {
                 class: "running",
                 text: this.isAriAri()
-                  ? (row.totals[String(p)] + this.who.game.start_points).toLocaleString("en")
+                  ? formatNumber(row.totals[String(p)] + this.who.game.start_points)
                   : signed(row.totals[String(p)]),
               }),
             );
@@ -597,14 +651,14 @@ export class Tablet extends TabletState {
             { class: "badge-cell" },
             row.state === "server"
               ? ""
-              : el("span", { class: `badge ${row.state.split(" ").pop()}`, text: row.state }),
+              : el("span", { class: `badge ${row.state.split(" ").pop()}`, text: STATE_WORDS[row.state] ?? row.state }),
           ),
         );
       }),
     );
     if (!running.length) {
       table.tBodies[0].append(
-        el("tr", {}, el("td", { colspan: String(players.length + 3), class: "empty", text: "No hands yet" })),
+        el("tr", {}, el("td", { colspan: String(players.length + 3), class: "empty", text: t("No hands yet") })),
       );
     }
     table.tFoot.replaceChildren(
@@ -616,9 +670,15 @@ export class Tablet extends TabletState {
           class: "note",
           text: this.isAriAri()
             ? end
-              ? "Each cell: the hand's point change (riichi bets included), and below it the player's points; the game end's row: the leftover bets and uma, and below it start + result. The bar marks who dealt."
-              : "Each cell: the hand's point change (riichi bets included), and below it the player's points. The bar marks who dealt."
-            : "Each cell: the hand's point change, and below it the running total in this segment. The bar marks who dealt.",
+              ? t(
+                  "Each cell: the hand's point change (riichi bets included), and below it the player's points; the game end's row: the leftover bets and uma, and below it start + result. The bar marks who dealt.",
+                )
+              : t(
+                  "Each cell: the hand's point change (riichi bets included), and below it the player's points. The bar marks who dealt.",
+                )
+            : t(
+                "Each cell: the hand's point change, and below it the running total in this segment. The bar marks who dealt.",
+              ),
         }),
       ),
     );
@@ -627,17 +687,22 @@ export class Tablet extends TabletState {
   renderOutbox() {
     const counts = this.counts();
     for (const node of all("#outbox-summary [data-count]")) {
-      node.textContent = String(counts[node.dataset.count]);
+      node.textContent = formatNumber(counts[node.dataset.count]);
     }
     const summary = $("outbox-summary");
     summary.classList.toggle("has-queued", counts.queued > 0);
     summary.classList.toggle("has-refused", counts.refused > 0);
     $("outbox-note").textContent = this.sync.tokenProblem
-      ? `The server does not accept this tablet's token: ${this.sync.tokenProblem}`
+      ? t("The server does not accept this tablet's token: {problem}", { problem: this.sync.tokenProblem })
       : counts.refused
-        ? `${counts.queued} waiting behind a refused entry: say what to do with it first.`
+        ? t("{count} waiting behind a refused entry: say what to do with it first.", {
+            count: formatNumber(counts.queued),
+          })
         : counts.queued
-        ? `${counts.queued} waiting for the server; sent again every ${RETRY_EVERY_MS / 1000} s and as soon as the network returns.`
+        ? t("{count} waiting for the server; sent again every {seconds} s and as soon as the network returns.", {
+            count: formatNumber(counts.queued),
+            seconds: RETRY_EVERY_MS / 1000,
+          })
         : "";
     const list = $("outbox-list");
     list.replaceChildren(
@@ -645,14 +710,19 @@ export class Tablet extends TabletState {
         el(
           "li",
           { class: `outbox-entry ${entry.status}`, dataset: { key: entry.key, status: entry.status } },
-          el("span", { class: `badge ${entry.status}`, text: entry.status }),
+          el("span", { class: `badge ${entry.status}`, text: STATE_WORDS[entry.status] ?? entry.status }),
           el("span", { class: "what", text: this.describe(entry) }),
-          el("span", { class: "key", text: entry.key.slice(0, 8) }),
+          el("span", { class: "key", translate: "no", text: entry.key.slice(0, 8) }),
           entry.status === "refused" ? el("span", { class: "error", text: entry.error }) : null,
           entry.status === "queued" && entry.lastError
-            ? el("span", { class: "note", text: `${entry.attempts} attempt(s): ${entry.lastError}` })
+            ? el("span", {
+                class: "note",
+                text: tn("{count} attempt: {error}", "{count} attempts: {error}", entry.attempts, {
+                  error: entry.lastError,
+                }),
+              })
             : null,
-          el("span", { class: "note", text: clockText(entry.time ?? entry.created) }),
+          el("span", { class: "note", translate: "no", text: clockText(entry.time ?? entry.created) }),
         ),
       ),
     );
@@ -689,7 +759,7 @@ export class Tablet extends TabletState {
     } else if (this.tab !== "hand") {
       this.tab = "hand";
     } else if (this.draft.kind !== null) {
-      this.entryNotice = "The back button keeps the hand being entered: tap “Clear” to start it again.";
+      this.entryNotice = t("The back button keeps the hand being entered: tap “Clear” to start it again.");
     }
     this.render();
   }
@@ -706,12 +776,12 @@ export class Tablet extends TabletState {
     const seatsNeeded = this.seatsOf(segment).length === 4;
     const title =
       draft.mode === "correction"
-        ? `Correct hand ${hand}`
+        ? t("Correct hand {hand}", { hand })
         : draft.mode === "reenter"
-          ? `Enter voided hand ${hand}`
+          ? t("Enter voided hand {hand}", { hand })
           : hand === null
-            ? "No hand to enter"
-            : `Result of hand ${hand}`;
+            ? t("No hand to enter")
+            : t("Result of hand {hand}", { hand });
     $("entry-title").textContent = title;
     $("entry-notice").textContent = this.entryNotice;
     $("entry-reason-row").hidden = draft.mode !== "correction";
@@ -733,7 +803,7 @@ export class Tablet extends TabletState {
             onclick: () => this.pick(role, player),
           },
           el("span", { class: "wind", text: WIND[SEAT_NAMES[index]] }),
-          el("span", { class: "name", text: this.nameOf(player) }),
+          el("span", { class: "name", translate: "no", text: this.nameOf(player) }),
           role === "points"
             ? el("span", { class: "num points-value", text: draft.deltas[String(player)] ?? "0" })
             : null,
@@ -784,11 +854,13 @@ export class Tablet extends TabletState {
     $("value-row").hidden = !(kind === "self_draw" || kind === "discard" || kind === "points");
     $("key-sign").disabled = kind !== "points";
     if (kind === "points") {
-      $("value-label").textContent = draft.typing === null ? "Tap a seat" : `${this.nameOf(draft.typing)}`;
+      $("value-label").textContent = draft.typing === null ? t("Tap a seat") : `${this.nameOf(draft.typing)}`;
+      $("value-label").translate = draft.typing === null;
       $("value-display").textContent =
         draft.typing === null ? "–" : draft.deltas[String(draft.typing)] || "0";
     } else {
-      $("value-label").textContent = `Value (${this.who.min_value}–${this.who.max_value})`;
+      $("value-label").textContent = t("Value ({min}–{max})", { min: this.who.min_value, max: this.who.max_value });
+      $("value-label").translate = true;
       $("value-display").textContent = draft.value || "–";
     }
     const { problem } = this.draftResult();
@@ -839,20 +911,24 @@ export class Tablet extends TabletState {
     const cycle = this.isAriAri() ? this.seatsOf(segment) : this.cycleSeats(segment, hand);
     $("review-title").textContent =
       pending.endpoint === "voids"
-        ? `Void hand ${hand}?`
+        ? t("Void hand {hand}?", { hand })
         : pending.endpoint === "corrections"
-          ? `Correct hand ${hand}?`
-          : `Send hand ${hand}?`;
+          ? t("Correct hand {hand}?", { hand })
+          : t("Send hand {hand}?", { hand });
     $("review-summary").textContent = this.describe({ endpoint: pending.endpoint, body: pending.body });
     if (pending.gameEnds) {
       // rules AA-15, AA-16: the judge hears before sending that the game ends here
-      const bets = pending.betsLeft
-        ? `the ${pending.betsLeft.toLocaleString("en")} in riichi bets left on the table go to first place, and `
-        : "";
+      const why = END_WORDS[pending.gameEnds];
+      const rule = pending.gameEnds;
       $("review-summary").append(
         el("span", {
           class: "aa-game-ends",
-          text: ` This hand ends the game: ${END_WORDS[pending.gameEnds]} (rule ${pending.gameEnds}); ${bets}the uma is added after it.`,
+          text: " " + (pending.betsLeft
+            ? t(
+                "This hand ends the game: {why} (rule {rule}); the {bets} in riichi bets left on the table go to first place, and the uma is added after it.",
+                { why, rule, bets: formatNumber(pending.betsLeft) },
+              )
+            : t("This hand ends the game: {why} (rule {rule}); the uma is added after it.", { why, rule })),
         }),
       );
     }
@@ -866,7 +942,7 @@ export class Tablet extends TabletState {
             scope: "row",
             text: this.isAriAri() ? this.windOf(segment, hand, player) : WIND[SEAT_NAMES[index]],
           }),
-          el("td", { text: this.nameOf(player) }),
+          el("td", { translate: "no", text: this.nameOf(player) }),
           el("td", {
             class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
             text: deltas ? this.deltaText(delta) : "–",
@@ -880,19 +956,19 @@ export class Tablet extends TabletState {
           "tr",
           { class: "table-bets", dataset: { player: "table" } },
           el("th", { scope: "row", text: "" }),
-          el("td", { text: "Riichi bets on the table" }),
+          el("td", { text: t("Riichi bets on the table") }),
           el("td", { class: "num delta", text: this.deltaText(pending.tableBets) }),
         ),
       );
     }
     const total = deltas ? sumOf(deltas) + (pending.tableBets ?? 0) : 0;
     $("review-sum").textContent = !deltas
-      ? "the server replays the game"
+      ? t("the server replays the game")
       : total === 0
         ? "0 ✓"
-        : String(total);
-    $("review-reason").textContent = pending.body.reason ? `Reason: ${pending.body.reason}` : "";
-    $("review-send").textContent = pending.endpoint === "voids" ? "Void it" : "Send";
+        : formatNumber(total);
+    $("review-reason").textContent = pending.body.reason ? t("Reason: {reason}", { reason: pending.body.reason }) : "";
+    $("review-send").textContent = pending.endpoint === "voids" ? t("Void it") : t("Send");
     this.tab = "review";
     this.renderTabs();
   }
@@ -929,7 +1005,7 @@ export class Tablet extends TabletState {
             },
           },
           el("span", { class: "wind", text: this.windOf(segment, hand, player) }),
-          el("span", { class: "name", text: this.nameOf(player) }),
+          el("span", { class: "name", translate: "no", text: this.nameOf(player) }),
         ),
       ),
     );
@@ -938,7 +1014,7 @@ export class Tablet extends TabletState {
   // One winner's hand: fan and fu, or a limit (rule AA-2), and the yaku (rules AA-7, AA-20).
   aaWinCard(player) {
     const win = this.draft.wins[player];
-    const stepper = (label, field, min, max) =>
+    const stepper = (label, field, min, max, fewer, more) =>
       el(
         "div",
         { class: "stepper", dataset: { field } },
@@ -946,7 +1022,7 @@ export class Tablet extends TabletState {
         el("button", {
           type: "button",
           text: "−",
-          "aria-label": `fewer ${label}`,
+          "aria-label": fewer,
           disabled: (win[field] ?? min) <= min,
           onclick: () => {
             win[field] = Math.max(min, (win[field] ?? min) - 1);
@@ -958,7 +1034,7 @@ export class Tablet extends TabletState {
         el("button", {
           type: "button",
           text: "+",
-          "aria-label": `more ${label}`,
+          "aria-label": more,
           disabled: (win[field] ?? 0) >= max,
           onclick: () => {
             win[field] = Math.min(max, (win[field] ?? 0) + 1);
@@ -967,6 +1043,7 @@ export class Tablet extends TabletState {
           },
         }),
       );
+    /** @type {(label: string, field: string, values: any[], text?: (value: any) => string) => HTMLElement} */
     const choices = (label, field, values, text = String) =>
       choiceGroup(
         label,
@@ -991,10 +1068,21 @@ export class Tablet extends TabletState {
     return el(
       "div",
       { class: "win-card", dataset: { winner: player } },
-      el("h3", { text: `${this.nameOf(player)}${base === null ? "" : ` · base ${base.toLocaleString("en")}`}` }),
-      el("div", { class: "steppers" }, stepper("fan", "fan", 1, 13), stepper("yaku", "yaku", 1, 20)),
-      needsFu ? choices("fu", "fu", VALID_FU) : null,
-      choices("or a limit", "limit", Object.keys(LIMITS)),
+      el(
+        "h3",
+        {},
+        el("span", { translate: "no", text: this.nameOf(player) }),
+        base === null ? null : " · ",
+        base === null ? null : t("base {points}", { points: formatNumber(base) }),
+      ),
+      el(
+        "div",
+        { class: "steppers" },
+        stepper(t("fan"), "fan", 1, 13, t("fewer fan"), t("more fan")),
+        stepper(t("yaku"), "yaku", 1, 20, t("fewer yaku"), t("more yaku")),
+      ),
+      needsFu ? choices(t("fu"), "fu", VALID_FU, (fu) => formatNumber(fu)) : null,
+      choices(t("or a limit"), "limit", Object.keys(LIMITS), (limit) => LIMIT_WORDS[limit] ?? limit),
     );
   }
 
@@ -1009,14 +1097,14 @@ export class Tablet extends TabletState {
     const rows = [];
     if (draft.kind === "ron") {
       rows.push(
-        this.aaSeatRow("Discarder", "aa-discarder", segment, hand, {
+        this.aaSeatRow(t("Discarder"), "aa-discarder", segment, hand, {
           selected: (p) => draft.discarder === p,
           tap: (p) => {
             draft.discarder = p;
             if (draft.winners.includes(p)) toggle(draft.winners, p);
           },
         }),
-        this.aaSeatRow("Winners (one or more, rule AA-4)", "aa-winners", segment, hand, {
+        this.aaSeatRow(t("Winners (one or more, rule AA-4)"), "aa-winners", segment, hand, {
           selected: (p) => draft.winners.includes(p),
           disabled: (p) => p === draft.discarder,
           tap: (p) => {
@@ -1027,7 +1115,7 @@ export class Tablet extends TabletState {
       );
     } else if (draft.kind === "tsumo") {
       rows.push(
-        this.aaSeatRow("Winner", "aa-winners", segment, hand, {
+        this.aaSeatRow(t("Winner"), "aa-winners", segment, hand, {
           selected: (p) => draft.winners.includes(p),
           tap: (p) => {
             draft.winners = [p];
@@ -1037,14 +1125,14 @@ export class Tablet extends TabletState {
       );
     } else if (draft.kind === "exhaustive_draw") {
       rows.push(
-        this.aaSeatRow("Tenpai (rule AA-9)", "aa-tenpai", segment, hand, {
+        this.aaSeatRow(t("Tenpai (rule AA-9)"), "aa-tenpai", segment, hand, {
           selected: (p) => draft.tenpai.includes(p),
           tap: (p) => toggle(draft.tenpai, p),
         }),
       );
     } else if (draft.kind === "chombo") {
       rows.push(
-        this.aaSeatRow("Offender (rule AA-10)", "aa-offender", segment, hand, {
+        this.aaSeatRow(t("Offender (rule AA-10)"), "aa-offender", segment, hand, {
           selected: (p) => draft.offender === p,
           tap: (p) => {
             draft.offender = p;
@@ -1055,27 +1143,32 @@ export class Tablet extends TabletState {
     const cards = draft.kind === "ron" || draft.kind === "tsumo" ? draft.winners.map((p) => this.aaWinCard(p)) : [];
     const facts = draft.kind
       ? [
-          this.aaSeatRow("Riichi declared this hand (1,000 each, rule AA-5)", "aa-riichi", segment, hand, {
+          this.aaSeatRow(t("Riichi declared this hand (1,000 each, rule AA-5)"), "aa-riichi", segment, hand, {
             selected: (p) => draft.riichi.includes(p),
             tap: (p) => toggle(draft.riichi, p),
           }),
-          this.aaSeatRow("Dead hand (rule AA-11)", "aa-dead", segment, hand, {
+          this.aaSeatRow(t("Dead hand (rule AA-11)"), "aa-dead", segment, hand, {
             selected: (p) => draft.dead.includes(p),
             tap: (p) => toggle(draft.dead, p),
           }),
         ]
       : [];
+    const counters = game ? tn("{count} counter", "{count} counters", game.counters) : "";
     const state = game
       ? el("p", {
           class: "note",
-          text: `${handLabel(game.passes)} · ${game.counters} counter${game.counters === 1 ? "" : "s"} · ${game.bets.toLocaleString("en")} in riichi bets on the table`,
+          text: t("{round_hand} · {counters} · {bets} in riichi bets on the table", {
+            round_hand: handLabel(game.passes),
+            counters,
+            bets: formatNumber(game.bets),
+          }),
         })
       : null;
     $("aa-entry").replaceChildren(...[state, ...rows, ...cards, ...facts].filter(Boolean));
   }
 
   async discard(entry) {
-    if (!confirm(`Discard this entry? ${this.describe(entry)}. It was refused: ${entry.error}`)) return;
+    if (!confirm(t("Discard this entry? {entry}. It was refused: {error}", { entry: this.describe(entry), error: entry.error }))) return;
     await this.outbox.remove(entry.key);
     this.entries = await this.outbox.all();
     this.render();
@@ -1123,14 +1216,18 @@ export class Tablet extends TabletState {
     $("refusal-title").textContent = title;
     $("refusal-what").textContent = what;
     $("refusal-next").textContent = next;
-    $("refusal-server").textContent = `${this.describe(entry)}. The server said: ${entry.error}`;
+    $("refusal-server").textContent = t("{entry}. The server said: {error}", { entry: this.describe(entry), error: entry.error });
     if (appearing) {
       box.closest(".action-view").scrollTop = 0; // in sight, whatever the judge was looking at
       box.scrollIntoView({ block: "nearest" });
     }
     const behind = this.entries.filter((e) => e.status === "queued" && e.created > entry.created).length;
     $("refusal-waiting").textContent = behind
-      ? `${behind} more ${behind === 1 ? "entry waits" : "entries wait"} behind it on this tablet; nothing is lost.`
+      ? tn(
+          "{count} more entry waits behind it on this tablet; nothing is lost.",
+          "{count} more entries wait behind it on this tablet; nothing is lost.",
+          behind,
+        )
       : "";
   }
 
@@ -1147,20 +1244,25 @@ export class Tablet extends TabletState {
         el(
           "li",
           { class: "fix-item", dataset: { hand: String(row.hand) } },
-          el("span", { class: "fix-hand", text: `Hand ${row.hand}` }),
-          el("span", { class: "fix-what", text: row.voided ? "voided" : this.rowText(segment, row) }),
-          row.state !== "server" ? el("span", { class: "badge queued", text: row.state }) : null,
+          el("span", { class: "fix-hand", text: t("Hand {hand}", { hand: row.hand }) }),
+          // the hand's names and point changes are data; only "voided" is a word
+          el("span", {
+            class: "fix-what",
+            translate: row.voided ? undefined : "no",
+            text: row.voided ? t("voided") : this.rowText(segment, row),
+          }),
+          row.state !== "server" ? el("span", { class: "badge queued", text: STATE_WORDS[row.state] ?? row.state }) : null,
           el("button", {
             type: "button",
             class: "secondary",
-            text: "Correct",
+            text: t("Correct"),
             disabled: row.voided,
             onclick: () => this.startCorrection(segment, row.hand),
           }),
           el("button", {
             type: "button",
             class: "danger",
-            text: "Void",
+            text: t("Void"),
             disabled: row.voided,
             onclick: () => this.startVoid(segment, row.hand),
           }),
@@ -1170,12 +1272,12 @@ export class Tablet extends TabletState {
         el(
           "li",
           { class: "fix-item", dataset: { hand: String(hand) } },
-          el("span", { class: "fix-hand", text: `Hand ${hand}` }),
-          el("span", { class: "fix-what", text: "voided" }),
+          el("span", { class: "fix-hand", text: t("Hand {hand}", { hand }) }),
+          el("span", { class: "fix-what", text: t("voided") }),
           el("button", {
             type: "button",
             class: "secondary",
-            text: "Enter again",
+            text: t("Enter again"),
             onclick: () => {
               this.draft = this.emptyDraft("reenter", hand, segment);
               this.showTab("hand");
@@ -1185,10 +1287,10 @@ export class Tablet extends TabletState {
       ),
     ];
     $("fix-list").replaceChildren(
-      ...(items.length ? items : [el("li", { class: "note", text: "No hands to correct yet." })]),
+      ...(items.length ? items : [el("li", { class: "note", text: t("No hands to correct yet.") })]),
     );
     $("void-form").hidden = this.voidHand === null;
-    if (this.voidHand !== null) $("void-title").textContent = `Void hand ${this.voidHand.hand}`;
+    if (this.voidHand !== null) $("void-title").textContent = t("Void hand {hand}", { hand: this.voidHand.hand });
   }
 
   startCorrection(segment, hand) {
@@ -1254,7 +1356,7 @@ export class Tablet extends TabletState {
 
   renderSeatDraw(segment) {
     const kind = this.who.segment_kind;
-    $("seats-title").textContent = `Seats for ${kind} ${segment}`;
+    $("seats-title").textContent = t("Seats for {segment}", { segment: this.segmentWord(kind, segment) });
     const hasHands = this.rows(segment).length > 0;
     if (!this.drawSeats || this.drawSeats.segment !== segment) {
       this.drawSeats = { segment, seats: [...this.seatsOf(segment)], proposed: false };
@@ -1262,8 +1364,10 @@ export class Tablet extends TabletState {
     }
     $("seats-result").textContent = this.seatsResult(segment);
     $("seats-note").textContent = hasHands
-      ? `This ${kind} has hands already; its seats are fixed (rule SE-5).`
-      : "Draw the seats at the table, or tap “Propose draw”. Tap two seats to exchange their players, then record them.";
+      ? t("This {kind} has hands already; its seats are fixed (rule SE-5).", { kind: this.kindWord(kind) })
+      : t(
+          "Draw the seats at the table, or tap “Propose draw”. Tap two seats to exchange their players, then record them.",
+        );
     $("seats-propose").disabled = hasHands;
     $("seats-record").disabled = hasHands || this.drawSeats.seats.length !== 4;
     $("seat-draw").replaceChildren(
@@ -1281,9 +1385,9 @@ export class Tablet extends TabletState {
               dataset: { seat: SEAT_NAMES[index], player: String(player) },
               onclick: () => this.swapSeat(index),
             },
-            el("span", { class: "wind", text: capitalised(SEAT_NAMES[index]) }),
-            el("span", { class: "name", text: this.nameOf(player) }),
-            el("span", { class: "pid", text: String(player) }),
+            el("span", { class: "wind", text: SEAT_WORDS[SEAT_NAMES[index]] }),
+            el("span", { class: "name", translate: "no", text: this.nameOf(player) }),
+            el("span", { class: "pid", translate: "no", text: String(player) }),
           ),
         ),
       ),
@@ -1324,24 +1428,40 @@ export class Tablet extends TabletState {
     $("start-result").textContent = !entry
       ? ""
       : entry.status === "sent"
-        ? `Early start recorded at ${clockText(entry.body.time)}.`
+        ? t("Early start recorded at {time}.", { time: clockText(entry.body.time) })
         : entry.status === "refused"
-          ? `Early start refused: ${entry.error}`
-          : `Early start at ${clockText(entry.body.time)} kept on this tablet; it goes to the server as soon as the network allows.`;
-    const rule = `The table may start up to ${this.who.early_start_minutes} minutes early when all four players agree; the deadline does not move (rule CL-2).`;
+          ? t("Early start refused: {error}", { error: entry.error })
+          : t("Early start at {time} kept on this tablet; it goes to the server as soon as the network allows.", {
+              time: clockText(entry.body.time),
+            });
+    const word = this.kindWord(kind);
+    const minutes = this.who.early_start_minutes;
     let note;
     if (startsAt === null) {
-      note = `This ${kind} has no scheduled start, so there is nothing to start early (rule CL-3a).`;
+      note = t("This {kind} has no scheduled start, so there is nothing to start early (rule CL-3a).", { kind: word });
     } else if (!open) {
-      note = `This table started early, all four players agreeing; the deadline does not move (rule CL-2).`;
+      note = t("This table started early, all four players agreeing; the deadline does not move (rule CL-2).");
     } else if (!waiting) {
-      note = `This ${kind} started at ${clockText(startsAt)}.`;
+      note = t("This {kind} started at {time}.", { kind: word, time: clockText(startsAt) });
     } else if (together) {
-      note = `Scheduled start ${clockText(startsAt)}. Both tables start this ${kind} together, so it cannot start early (rule CL-5).`;
+      note = t(
+        "Scheduled start {time}. Both tables start this {kind} together, so it cannot start early (rule CL-5).",
+        { time: clockText(startsAt), kind: word },
+      );
     } else if (now < earliest) {
-      note = `Scheduled start ${clockText(startsAt)}. ${rule} Not before ${clockText(earliest)}.`;
+      note = tn(
+        "Scheduled start {time}. The table may start up to {count} minute early when all four players agree; the deadline does not move (rule CL-2). Not before {earliest}.",
+        "Scheduled start {time}. The table may start up to {count} minutes early when all four players agree; the deadline does not move (rule CL-2). Not before {earliest}.",
+        minutes,
+        { time: clockText(startsAt), earliest: clockText(earliest) },
+      );
     } else {
-      note = `Scheduled start ${clockText(startsAt)}. ${rule}`;
+      note = tn(
+        "Scheduled start {time}. The table may start up to {count} minute early when all four players agree; the deadline does not move (rule CL-2).",
+        "Scheduled start {time}. The table may start up to {count} minutes early when all four players agree; the deadline does not move (rule CL-2).",
+        minutes,
+        { time: clockText(startsAt) },
+      );
     }
     $("start-note").textContent = note;
     $("start-record").disabled = !($("start-agree").checked && canStart);
