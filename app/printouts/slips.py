@@ -11,17 +11,42 @@ from urllib.parse import quote
 import segno
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from app import i18n
 from app.domain.slips import Slip
 
+# The CSV's column names, read by programs: English whatever the language.
 SEGMENT_TITLES = {"half": "Half", "quarter": "Quarter", "session": "Session", "game": "Game"}
+
+# A slip's column heads and foot, by the round's kind of segment (rule FM-1), in the
+# organizer's words: the messages the console's script uses too.
+SEGMENT_HEADS = {
+    "half": i18n.lazy("Half {segment}"),
+    "quarter": i18n.lazy("Quarter {segment}"),
+    "session": i18n.lazy("Session {segment}"),
+    "game": i18n.lazy("Game {segment}"),
+}
+TABLES_BY = {
+    "half": i18n.lazy("{tournament} · round {round} · tables by half"),
+    "quarter": i18n.lazy("{tournament} · round {round} · tables by quarter"),
+    "session": i18n.lazy("{tournament} · round {round} · tables by session"),
+    "game": i18n.lazy("{tournament} · round {round} · tables by game"),
+}
 
 
 def _environment() -> Environment:
-    return Environment(
+    environment = Environment(
         loader=PackageLoader("app", "templates"),
         autoescape=select_autoescape(["html"]),
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    environment.policies["ext.i18n.trimmed"] = True
+    environment.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: i18n.gettext(message),
+        ngettext=lambda singular, plural, n: i18n.ngettext(singular, plural, n),
+        newstyle=True,
+    )
+    return environment
 
 
 def player_url(base_url: str, player: object) -> str:
@@ -42,10 +67,23 @@ def qr_svg(url: str) -> str:
 
 
 def render_slips_html(
-    slips: Sequence[Slip], *, tournament: str, base_url: str, warning: str | None = None
+    slips: Sequence[Slip],
+    *,
+    tournament: str,
+    base_url: str,
+    warning: str | None = None,
+    language: str | None = None,
 ) -> str:
     """The printable slips; `warning` says why their QR codes would not open on a phone
-    (a loopback address), printed at the top and under every code."""
+    (a loopback address), printed at the top and under every code. They speak `language`,
+    or the request's (outside a request, the command line's: English unless it says)."""
+    if language is not None:
+        with i18n.speaking(language):
+            return render_slips_html(
+                slips, tournament=tournament, base_url=base_url, warning=warning
+            )
+    # The organizer's words, whichever address asked for them.
+    i18n.set_domain("admin")
     rows = [
         {
             "slip": slip,
@@ -55,14 +93,20 @@ def render_slips_html(
         for slip in slips
     ]
     kind = slips[0].segment_kind if slips else "half"
+    round_number = slips[0].round if slips else None
+    head = i18n.gettext(SEGMENT_HEADS.get(kind, i18n.lazy("Segment {segment}")))
+    foot = i18n.gettext(TABLES_BY.get(kind, i18n.lazy("{tournament} · round {round}")))
+    segments = max((len(slip.tables) for slip in slips), default=0)
     return (
         _environment()
         .get_template("slips.html")
         .render(
+            lang=i18n.current(),
             tournament=tournament,
             rows=rows,
-            segment_title=SEGMENT_TITLES.get(kind, "Segment"),
-            round_number=slips[0].round if slips else None,
+            heads=[head.format(segment=n) for n in range(1, segments + 1)],
+            foot=foot.format(tournament=tournament, round=round_number),
+            round_number=round_number,
             warning=warning,
         )
     )

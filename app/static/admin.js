@@ -337,7 +337,8 @@ function wireForms() {
     // Opened now, inside the click: a window opened after the fetch may be blocked.
     const opened = window.open("", "_blank");
     try {
-      const response = await request(path);
+      // The slips speak the console's language, whatever the browser asks for.
+      const response = await request(`${path}?lang=${encodeURIComponent(language)}`);
       const url = blobUrl("slips", await response.blob());
       if (opened) opened.location.href = url;
       $("#slips-link").replaceChildren(

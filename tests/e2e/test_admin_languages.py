@@ -86,3 +86,39 @@ def test_the_tournaments_language_is_changed_from_the_console(page: Any, hall: H
         f"{hall.base_url}/hall/{hall.tournament_id}", headers={"Accept-Language": "fr"}
     )
     assert '<html lang="zh-Hant"' in answer.text
+
+
+def slips_of(hall: Hall, lang: str) -> str:
+    answer = httpx.get(
+        f"{hall.base_url}/admin/{hall.tournament_id}/slips/1",
+        params={"lang": lang},
+        headers={"Authorization": f"Bearer {hall.admin_token}", "Accept-Language": "en-US"},
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "head", "scores"),
+    [
+        ("ja", "ハーフ1", "あなたの成績"),
+        ("zh-Hant", "第1半場", "您的成績"),
+        ("ko", "하프 1", "내 점수"),
+    ],
+)
+def test_the_slips_speak_the_consoles_language(
+    page: Any, hall: Hall, lang: str, head: str, scores: str
+) -> None:
+    page.set_content(slips_of(hall, lang))
+    assert page.locator("html").get_attribute("lang") == lang
+    first = page.locator(".slip").first
+    expect(first.locator("th").first).to_have_text(head)
+    # the hall's server is on 127.0.0.1: each code says it opens this machine only
+    expect(first.locator(".qr .flag")).not_to_have_text("QR: this machine only")
+    assert scores not in first.inner_text()  # the flag stands where "your scores" would
+
+
+def test_the_slips_have_no_text_outside_the_catalogs(page: Any, hall: Hall) -> None:
+    page.set_content(slips_of(hall, "en-XA"))
+    expect(page.locator(".slip").first).to_be_visible()
+    assert console_unmarked(page) == []
