@@ -1,6 +1,9 @@
 // @ts-check
 // The admin console's pure helpers (issue 15, from admin.js): the prize table as the organizer
 // types it, and work done a few at a time. No DOM here: tests/js/admin_pure.test.js runs them.
+// Its words come from the page's catalog; under Node, i18n.js speaks English.
+
+import { t } from "../i18n.js";
 
 // The prize table as typed: amounts apart by spaces, semicolons or commas; plain numbers
 // as numbers, exact fractions ("1000/3") as strings. "1,000" or "500,300" could be one
@@ -13,9 +16,16 @@ export function prizeAmounts(typed) {
     if (!run) continue;
     if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(run)) {
       throw new Error(
-        `“${run}” could be one amount with a thousands separator or ${run.split(",").length} ` +
-          `amounts: write ${run.replaceAll(",", "")} for one, or ${run.split(",").join(", ")} ` +
-          "for several (rule PR-2)",
+        t(
+          "“{typed}” could be one amount with a thousands separator or {count} amounts: " +
+            "write {one} for one, or {several} for several (rule PR-2)",
+          {
+            typed: run,
+            count: run.split(",").length,
+            one: run.replaceAll(",", ""),
+            several: run.split(",").join(", "),
+          },
+        ),
       );
     }
     amounts.push(...run.split(",").filter(Boolean));
