@@ -166,7 +166,9 @@ def _win(raw: object, field: str) -> Win:
         raise MalformedInput(
             "AA-2", field, say("must be an object with winner, yaku and fan/fu or limit")
         )
-    check_fields(raw, {"winner", "yaku"}, _WIN_KEYS - {"winner", "yaku"}, field, "a win", "AA-2")
+    check_fields(
+        raw, {"winner", "yaku"}, _WIN_KEYS - {"winner", "yaku"}, field, say("a win"), "AA-2"
+    )
     fan = raw.get("fan")
     fu = raw.get("fu")
     limit = raw.get("limit")
@@ -215,7 +217,7 @@ def parse_result(raw: Mapping[str, Any], field: str = "result") -> AriAriResult:
     """An Ari Ari `result` object (docs/log-format.md §7), checked for shape only."""
     kind = raw.get("kind")
     required, optional = _RESULT_KEYS[str(kind)]
-    check_fields(raw, required, optional, field, f"a {kind}", "AA-2")
+    check_fields(raw, required, optional, field, say("a {kind}", kind=kind), "AA-2")
     counters = raw.get("counters")
     dealer = raw.get("dealer")
     facts = HandFacts(

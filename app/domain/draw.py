@@ -53,18 +53,23 @@ def unfilled_tables(
         count = len(groups[group])
         if count % PLAYERS_PER_TABLE:
             short = -count % PLAYERS_PER_TABLE
-            label = f"group {group}" if round_format.groups > 1 else f"round {round_format.number}"
-            return MalformedInput(
-                "FM-9",
-                "players",
-                say(
-                    "{label} has {count} players; register {short} substitute(s) to fill every "
-                    "table",
-                    label=label,
+            if round_format.groups > 1:
+                sentence = say(
+                    "group {group} has {count} players; register {short} substitute(s) to fill "
+                    "every table",
+                    group=group,
                     count=count,
                     short=short,
-                ),
-            )
+                )
+            else:
+                sentence = say(
+                    "round {number} has {count} players; register {short} substitute(s) to fill "
+                    "every table",
+                    number=round_format.number,
+                    count=count,
+                    short=short,
+                )
+            return MalformedInput("FM-9", "players", sentence)
     return None
 
 

@@ -46,6 +46,21 @@ ARIARI_MAX_PENALTY = 25_000
 RULESETS = ("wsom", "ariari")  # their rules: rulesets.RULESETS, checked against these
 
 
+# A segment's name as a refusal's sentence says it, one `say` each so the catalog has it.
+SEGMENT_WORDS = {
+    "half": say("half"),
+    "quarter": say("quarter"),
+    "session": say("session"),
+    "game": say("game"),
+}
+SEGMENTS_WORDS = {
+    "half": say("halves"),
+    "quarter": say("quarters"),
+    "session": say("sessions"),
+    "game": say("games"),
+}
+
+
 @dataclass(frozen=True)
 class RoundFormat:
     """One round: its groups, segments, hands, who advances and what carries over."""
@@ -69,6 +84,15 @@ class RoundFormat:
     @property
     def segment_plural(self) -> str:
         return "halves" if self.segment_kind == "half" else f"{self.segment_kind}s"
+
+    @property
+    def segment_word(self) -> str:
+        """The segment's name inside a refusal, said in the reader's language (issue 17)."""
+        return SEGMENT_WORDS.get(self.segment_kind, self.segment_kind)
+
+    @property
+    def segments_word(self) -> str:
+        return SEGMENTS_WORDS.get(self.segment_kind, self.segment_plural)
 
     @property
     def shape_rule(self) -> str:

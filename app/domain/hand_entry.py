@@ -63,7 +63,7 @@ def record_hand(
             say(
                 "a {segment_kind} of round {round} has {hands_per_segment} hands; the segment "
                 "is finished",
-                segment_kind=round_format.segment_kind,
+                segment_kind=round_format.segment_word,
                 round=event.round,
                 hands_per_segment=round_format.hands_per_segment,
             ),

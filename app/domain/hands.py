@@ -142,7 +142,7 @@ def parse_result(raw: object, field: str = "result") -> HandResult:
             say("{kind} is not one of {kinds}", kind=repr(kind), kinds=", ".join(KINDS)),
         )
     required, optional = _RESULT_KEYS[kind]
-    check_fields(raw, required, optional, field, f"a {kind}", "HS-1")
+    check_fields(raw, required, optional, field, say("a {kind}", kind=kind), "HS-1")
     if kind == "self_draw":
         return SelfDraw(
             player_id(raw["winner"], f"{field}.winner"),

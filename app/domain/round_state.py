@@ -195,14 +195,14 @@ def check_segment(fmt: RoundFormat, segment: int) -> None:
                 "round {number} has {segments} {segment_plural} per group",
                 number=fmt.number,
                 segments=fmt.segments,
-                segment_plural=fmt.segment_plural,
+                segment_plural=fmt.segments_word,
             )
             if fmt.groups > 1
             else say(
                 "round {number} has {segments} {segment_plural}",
                 number=fmt.number,
                 segments=fmt.segments,
-                segment_plural=fmt.segment_plural,
+                segment_plural=fmt.segments_word,
             ),
         )
 

@@ -122,7 +122,7 @@ def _seat_cycle(state: RoundState, event: SeatingRecorded, key: TableKey) -> Non
             "cycle",
             say(
                 "a {segment_kind} has {cycles} cycles",
-                segment_kind=state.format.segment_kind,
+                segment_kind=state.format.segment_word,
                 cycles=cycles,
             ),
         )

@@ -223,8 +223,23 @@ class Guess:
 
 
 def _per(item: limits.RateLimitItem) -> str:
-    name = item.GRANULARITY.name
-    return f"{item.multiples} {name}s" if item.multiples > 1 else f"a {name}"
+    """The limit's window, said in the reader's language (issue 17)."""
+    name, count = item.GRANULARITY.name, item.multiples
+    if count > 1:
+        many = {
+            "second": say("{count} seconds", count=count),
+            "minute": say("{count} minutes", count=count),
+            "hour": say("{count} hours", count=count),
+            "day": say("{count} days", count=count),
+        }
+        return many.get(name, f"{count} {name}s")
+    one = {
+        "second": say("a second"),
+        "minute": say("a minute"),
+        "hour": say("a hour"),
+        "day": say("a day"),
+    }
+    return one.get(name, f"a {name}")
 
 
 class TooManyRequests(HTTPException):
@@ -272,22 +287,24 @@ class RateLimits:
         self.shared_again_at = 0.0  # time.monotonic() after which Redis is asked again
         self.failures_per_address = Rate.of(
             settings.auth_failures_per_address,
-            "failed sign-ins from this address",
+            say("failed sign-ins from this address"),
             "SCOREBOARD_AUTH_FAILURES_PER_ADDRESS",
         )
         self.failures_per_token = Rate.of(
             settings.auth_failures_per_token,
-            "failed sign-ins with this token",
+            say("failed sign-ins with this token"),
             "SCOREBOARD_AUTH_FAILURES_PER_TOKEN",
         )
         self.writes_per_address = Rate.of(
-            settings.writes_per_address, "writes from this address", "SCOREBOARD_WRITES_PER_ADDRESS"
+            settings.writes_per_address,
+            say("writes from this address"),
+            "SCOREBOARD_WRITES_PER_ADDRESS",
         )
         self.blocked: dict[str, float] = {}  # address -> until (time.monotonic())
         self.known_tokens = KnownTokens(settings, issued_after)
         self._guess_refusals: dict[int, tuple[Message, Message]] = {}  # by the wait
         self.writes_per_token = Rate.of(
-            settings.writes_per_token, "writes with this token", "SCOREBOARD_WRITES_PER_TOKEN"
+            settings.writes_per_token, say("writes with this token"), "SCOREBOARD_WRITES_PER_TOKEN"
         )
 
     def _hit(self, rate: Rate, *key: str) -> TooManyRequests | None:
