@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
+import i18n_support
 import pytest
 from e2e_support import review_deltas, wait_for
 from i18n_support import overflowing, small_targets, unmarked_text
@@ -71,6 +73,20 @@ def tap_seat(page: Any, role: str, player: str) -> None:
     page.tap(f'[data-role="{role}"] [data-player="{player}"]')
 
 
+# The pseudo-locale's check where translated sentences nest: a refusal is the tablet's sentence
+# around the server's, itself a frame around the rule's ("⟦… ⟦…⟧ (ŕûļé CL-3)⟧"). The shared
+# check strips up to the first "⟧" and would take the outer sentence's rest for untranslated
+# text; this one strips the innermost brackets until none are left.
+FLAT = 'text.replace(/⟦[^⟧]*⟧/g, "")'
+NESTED = (
+    "(() => { let left = text; let before;"
+    ' do { before = left; left = left.replace(/⟦[^⟦⟧]*⟧/g, ""); } while (left !== before);'
+    " return left; })()"
+)
+assert FLAT in i18n_support.UNMARKED_TEXT
+UNMARKED_NESTED = i18n_support.UNMARKED_TEXT.replace(FLAT, NESTED)
+
+
 # What each language's tablet says in its title and on its buttons, in the players' words.
 WORDS = {
     "ja": ("審判員 · WSOM スコアボード", "自摸", "放銃", "クリア", "確認へ"),
@@ -113,10 +129,31 @@ def test_no_untranslated_text_while_entering_a_wsom_hand(tablet: Any, hall: Any)
     assert page.locator("#review").is_visible()
     assert unmarked_text(page) == []
     page.tap("#review-send")
-    wait_for(page, "() => judgeTablet.entries.some(e => e.endpoint === 'hands')")
+    wait_for(page, "() => judgeTablet.entries.some(e => e.status === 'sent')")
     for tab in ("fix", "seats", "start", "outbox"):
         page.tap(f'#tabs [data-tab="{tab}"]')
         assert unmarked_text(page) == [], tab
+
+    # Hand 2 goes in from another device while this tablet is offline: its own hand 2 is
+    # refused, and what the judge reads over the actions, the server's sentence too, is in
+    # the tablet's language (the server answers in the Accept-Language the tablet sends).
+    page.tap('#tabs [data-tab="hand"]')
+    tablet.set_offline(True)
+    page.tap('#outcomes [data-kind="draw"]')
+    page.tap("#entry-review")
+    page.tap("#review-send")
+    wait_for(page, "() => judgeTablet.entries.filter(e => e.status === 'queued').length > 0")
+    other = {"round": 1, "segment": 1, "table": 4, "hand": 2, "result": {"kind": "draw"}}
+    answer = httpx.post(
+        f"{hall.base_url}/api/tournaments/{hall.tournament_id}/hands",
+        json=other,
+        headers={"Authorization": f"Bearer {hall.tokens[4]}", "Idempotency-Key": "other-device"},
+    )
+    assert answer.status_code == 201, answer.text
+    tablet.set_offline(False)
+    page.evaluate("() => judgeTablet.flush()")
+    page.locator("#refusal").wait_for(state="visible")
+    assert page.evaluate(UNMARKED_NESTED) == []
 
 
 def test_a_japanese_judge_enters_an_ari_ari_hand_in_japanese(tablet: Any, club: Any) -> None:

@@ -17,7 +17,7 @@
 // Names and other text from the server are only ever set with textContent.
 
 import { LiveFeed, formatClock } from "../live.js";
-import { formatNumber, t, tn } from "../i18n.js";
+import { formatNumber, language, t, tn } from "../i18n.js";
 import { LIMITS, LIMIT_WORDS, RIICHI_BET, VALID_FU, basePoints, handLabel, ordinal } from "../ariari.js";
 import { Outbox, OutboxSync, RETRY_EVERY_MS, REQUEST_TIMEOUT_MS, isoTime } from "./outbox.js";
 import {
@@ -38,6 +38,9 @@ import {
 } from "./state.js";
 
 export const TOKEN_KEY = `${STORE}token`;
+// A tablet opened with ?lang= (its card's QR code may name the judge's language): the server's
+// answers, its refusals above all, in that language too, whatever the browser's is.
+const ASKED_LANGUAGE = new URLSearchParams(location.search).get("lang");
 
 // -- small helpers ---------------------------------------------------------------------------
 
@@ -252,12 +255,17 @@ export class Tablet extends TabletState {
   api(method, path, body, headers = {}) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
-    return fetch(path, {
+    const where = ASKED_LANGUAGE
+      ? `${path}${path.includes("?") ? "&" : "?"}lang=${encodeURIComponent(ASKED_LANGUAGE)}`
+      : path;
+    return fetch(where, {
       method,
       cache: "no-store",
       signal: controller.signal,
       headers: {
         Authorization: `Bearer ${this.token}`,
+        // The server's refusals in the page's language (the browser's may be another)
+        "Accept-Language": language,
         ...(body === undefined ? {} : { "Content-Type": "application/json" }),
         ...headers,
       },
