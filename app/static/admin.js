@@ -64,7 +64,12 @@ function nameOf(player) {
 const names = (players) => players.map(nameOf).join(t(", "));
 
 function activity(text, ok = true) {
-  const time = new Date().toLocaleTimeString(language === "en-XA" ? "en" : language);
+  const time = formatTime(new Date(), {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+  });
   $("#activity").prepend(el("li", { class: ok ? null : "failed" }, `${time} · ${text}`));
 }
 
@@ -556,18 +561,27 @@ function wireForms() {
     showRoundEnd(ended);
     view.shownRound = ended.round;
     view.shownStandings = ended.standings;
-    const done = ended.reason
-      ? t("Round {round} ended with {count} table(s) unfinished: {reason}", {
-          round: ended.round,
-          count: ended.unfinished.length,
-          reason: ended.reason,
-        })
-      : t("Round {round} ended", { round: ended.round });
-    activity(
-      ended.draw_seed
-        ? t("{ended}; the draw at the cut used seed {seed}", { ended: done, seed: ended.draw_seed })
-        : done,
-    );
+    const values = {
+      round: ended.round,
+      count: ended.unfinished.length,
+      reason: ended.reason ?? "",
+      seed: ended.draw_seed ?? "",
+    };
+    if (ended.reason && ended.draw_seed) {
+      activity(
+        t(
+          "Round {round} ended with {count} table(s) unfinished: {reason}; the draw at the cut " +
+            "used seed {seed}",
+          values,
+        ),
+      );
+    } else if (ended.reason) {
+      activity(t("Round {round} ended with {count} table(s) unfinished: {reason}", values));
+    } else if (ended.draw_seed) {
+      activity(t("Round {round} ended; the draw at the cut used seed {seed}", values));
+    } else {
+      activity(t("Round {round} ended", values));
+    }
   });
 
   onSubmit("exports-form", async (_, what) => {

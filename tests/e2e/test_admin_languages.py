@@ -122,3 +122,18 @@ def test_the_slips_have_no_text_outside_the_catalogs(page: Any, hall: Hall) -> N
     page.set_content(slips_of(hall, "en-XA"))
     expect(page.locator(".slip").first).to_be_visible()
     assert console_unmarked(page) == []
+
+
+def test_the_round_ends_report_is_in_the_catalogs_too(page: Any, hall: Hall) -> None:
+    """Last in this file: it ends the hall's round 1 (nobody has played: the whole field is
+    level at the cut, and a draw decides it)."""
+    open_console(page, hall, "en-XA")
+    page.locator("#end-arm").click()
+    page.locator("#end-anyway").check()
+    page.fill("#end-reason", "the test ends it")
+    page.locator("#end-button").click()
+    expect(page.locator("#round-end")).to_be_visible()
+    expect(page.locator("#round-end .draw")).to_be_visible()
+    assert console_unmarked(page) == []
+    page.goto(f"{hall.base_url}/admin/{hall.tournament_id}?lang=ja")
+    expect(page.locator("#draw-button")).to_have_text("ラウンド2を抽選")
