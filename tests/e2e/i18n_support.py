@@ -18,7 +18,12 @@ UNMARKED_TEXT = r"""
 () => {
   const found = [];
   const unmarked = (text) => {
-    const rest = text.replace(/⟦[^⟧]*⟧/g, "");
+    // innermost first: a translated sentence may hold another ("⟦Šéåţš: ⟦Éåšţ⟧ Ami⟧")
+    let rest = text;
+    for (let before = null; before !== rest; ) {
+      before = rest;
+      rest = rest.replace(/⟦[^⟦⟧]*⟧/g, "");
+    }
     return /[A-Za-z]{2,}/.test(rest) ? rest.trim() : null;
   };
   const exempt = (element) =>
