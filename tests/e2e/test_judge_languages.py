@@ -12,6 +12,7 @@ tables from examples/ariari.jsonl, as tests/e2e/test_judge_ariari.py sets it up.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,13 +21,14 @@ import httpx
 import i18n_support
 import pytest
 from e2e_support import review_deltas, wait_for
-from i18n_support import overflowing, small_targets, unmarked_text
+from i18n_support import overflowing, platform_fonts, small_targets, unmarked_text
 
 from bench.load import Server, free_port, import_log, issue_tokens
 
 pytestmark = pytest.mark.slow
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ariari.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "ariari.jsonl"
 TABLET = {"width": 1280, "height": 800}
 # 200% zoom of that tablet: the layout viewport half as wide and high, drawn at twice the scale
 ZOOMED = {"width": 640, "height": 400}
@@ -224,3 +226,14 @@ def test_at_200_percent_zoom_targets_keep_48_px_and_nothing_overflows(
             assert overflowing(page) == [], tab
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh-Hant"])
+def test_screens_of_the_tablet(tablet: Any, club: Any, lang: str, tmp_path: Path) -> None:
+    """docs/screens/tablet-ja.png and tablet-zh-Hant.png (with SCOREBOARD_SCREENSHOTS set): an
+    Ari Ari table's tablet in its judge's language, its names in a CJK font."""
+    folder = ROOT / "docs" / "screens" if os.environ.get("SCOREBOARD_SCREENSHOTS") else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    page = open_tablet(tablet, club["base_url"], club["tokens"][1], lang)
+    assert any("CJK" in font for font in platform_fonts(page, "h1, .judge-where strong"))
+    page.screenshot(path=str(folder / f"tablet-{lang}.png"), full_page=True)
