@@ -93,3 +93,13 @@ def test_the_language_needs_the_admin_token(
     )["id"]
     answer = client.post(api(f"/{tournament}/language"), json={"language": "ko"})
     assert answer.status_code == 401, answer.text
+
+
+def test_openapi_documents_the_language_route(client: TestClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"][api("/{tournament_id}/language")][
+        "post"
+    ]
+    assert operation["tags"] == ["admin"]
+    assert {"401", "404", "409", "422"} <= set(operation["responses"])
+    created_body = client.get("/openapi.json").json()["components"]["schemas"]["TournamentBody"]
+    assert "language" in created_body["properties"]
