@@ -432,8 +432,42 @@ def judge_words(error: Any, field: str) -> tuple[str, str]:
             expected=context.get("expected", ""),
         ), rule
     if kind in ("too_long", "too_short"):
-        return str(error.get("msg", "")).replace("Value should", "it should"), rule
+        english = str(error.get("msg", "")).replace("Value should", "it should")
+        return _as_said(_length_words(kind, context), english), rule
+    if kind in ("string_too_short", "string_too_long"):
+        return _as_said(_length_words(kind, context), str(error.get("msg", ""))), rule
     return str(error.get("msg", "is not right")), rule
+
+
+def _length_words(kind: str, context: Mapping[str, Any]) -> Say | None:
+    """pydantic's sentence about a length, as a `say` (one per case) for the reader's language."""
+    least, most, actual = (context.get(k) for k in ("min_length", "max_length", "actual_length"))
+    if kind == "string_too_short":
+        if least == 1:
+            return say("String should have at least 1 character")
+        return say("String should have at least {least} characters", least=least)
+    if kind == "string_too_long":
+        if most == 1:
+            return say("String should have at most 1 character")
+        return say("String should have at most {most} characters", most=most)
+    if context.get("field_type") != "List":
+        return None
+    if kind == "too_short":
+        return say(
+            "List should have at least {least} items after validation, not {actual}",
+            least=least,
+            actual=actual,
+        )
+    return say(
+        "List should have at most {most} items after validation, not {actual}",
+        most=most,
+        actual=actual,
+    )
+
+
+def _as_said(sentence: Say | None, english: str) -> str:
+    # pydantic's own English stays the answer wherever ours would say it otherwise
+    return sentence if sentence is not None and sentence == english else english
 
 
 def _http_error(error: StarletteHTTPException) -> JSONResponse:

@@ -188,3 +188,39 @@ def test_a_token_for_another_table_is_refused_naming_both_tables_in_the_judges_l
     assert _refused(refused, 403, None, None) == (
         "this token is for table 1; it cannot write to table 2"
     )
+
+
+def test_a_correction_without_its_reason_is_refused_in_korean_and_simplified_chinese(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    east = started.seats[(1, 1, 1)][0]
+    entered = _hand(client, started, 1, {"kind": "self_draw", "winner": east, "value": 10}, "ko")
+    assert entered.status_code == 201, entered.text
+    before = snapshot(client, started.id)
+
+    def correction(language: str) -> Any:
+        return client.post(
+            api(f"/{started.id}/corrections"),
+            json={
+                "round": 1,
+                "segment": 1,
+                "table": 1,
+                "hand": 1,
+                "result": {"kind": "self_draw", "winner": east, "value": 12},
+                "reason": "",
+            },
+            headers={
+                "Authorization": f"Bearer {started.tokens[1]}",
+                "Idempotency-Key": str(uuid.uuid4()),
+                "Accept-Language": language,
+            },
+        )
+
+    english = _refused(correction("en"), 422, "reason", "CONTRACT §3")
+    assert english == "field 'reason': String should have at least 1 character (rule CONTRACT §3)"
+    korean = _refused(correction("ko-KR,ko;q=0.9"), 422, "reason", "CONTRACT §3")
+    assert korean == "항목 'reason': 1자 이상이어야 합니다 (규칙 CONTRACT §3)"
+    chinese = _refused(correction("zh-CN,zh;q=0.9"), 422, "reason", "CONTRACT §3")
+    assert chinese == "字段“reason”：至少需要 1 个字符（规则 CONTRACT §3）"
+    assert snapshot(client, started.id) == before
