@@ -28,7 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import i18n
 from app.db import queries
 from app.db.engine import is_transient
-from app.domain.errors import IllegalMove, LogError, RuleViolation, Say, say
+from app.domain.errors import HandRefused, IllegalMove, LogError, RuleViolation, Say, say
 from app.domain.tournament import RoundUnfinished, UnfinishedTable
 from app.services.errors import (
     DatabaseBusy,
@@ -244,6 +244,18 @@ def install(app: FastAPI) -> None:
         return problem(
             status, detail, field=violation.field, rule=violation.rule, line=error.line_number
         )
+
+    @app.exception_handler(HandRefused)
+    async def hand_refused(request: Request, error: HandRefused) -> Response:
+        # A table's play stopped at a hand (an Ari Ari game): the hand, then its violation,
+        # as the exception says it in English, in the reader's language.
+        violation = error.violation
+        status = 409 if isinstance(violation, IllegalMove) else 422
+        detail = i18n.gettext("hand {hand}: {violation}").format(
+            hand=error.hand, violation=violation_text(violation)
+        )
+        response = problem(status, detail, field=violation.field, rule=violation.rule)
+        return await answer(request, response)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, error: RequestValidationError) -> Response:

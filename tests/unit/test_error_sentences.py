@@ -6,14 +6,22 @@ fallback. And a refusal keeps its English byte for byte outside the web layer.""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import string
+from collections.abc import Callable, Coroutine
+from typing import Any, cast
 
 import pytest
 from babel.messages.pofile import read_po
+from fastapi import FastAPI, Request, Response
 
 from app import i18n
-from app.domain.errors import MalformedInput, say
-from app.web.errors import framed, said, violation_text
+from app.domain.ariari import END_WORDS
+from app.domain.errors import HandRefused, IllegalMove, MalformedInput, say
+from app.web.errors import framed, install, said, violation_text
+
+Handler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
 
 FORMATTER = string.Formatter()
 
@@ -107,3 +115,35 @@ def test_a_value_that_is_itself_a_sentence_is_said_in_the_readers_language_too()
             "主催者に新しいトークンを依頼してください"
         )
         assert framed("x", "plain text", "R-1").startswith("項目「x」: ")
+
+
+def test_a_hand_a_tables_play_stopped_at_is_named_with_its_violation_in_the_language() -> None:
+    app = FastAPI()
+    install(app)
+    handler = cast(Handler, app.exception_handlers[HandRefused])
+    violation = IllegalMove(
+        "AA-12",
+        "hand",
+        say(
+            "the game ended after hand {number} ({end_words}); no hand follows it",
+            number=7,
+            end_words=END_WORDS["AA-14"],
+        ),
+    )
+    refused = HandRefused(8, violation)
+    request = Request({"type": "http", "method": "POST", "path": "/api/x", "headers": []})
+
+    def detail(language: str) -> dict[str, object]:
+        with i18n.speaking(language):
+            response = asyncio.run(handler(request, refused))
+        assert response.status_code == 409
+        body: dict[str, object] = json.loads(bytes(response.body))
+        return body
+
+    assert detail(i18n.ENGLISH)["detail"] == str(refused)
+    japanese = detail("ja")
+    assert japanese["detail"] == (
+        "第 8 局: 項目「hand」: 対局は第 7 局で終わりました（トビ：持ち点が 0 未満になりました）。"
+        "その後に局はありません（規則 AA-12）"
+    )
+    assert (japanese["field"], japanese["rule"]) == ("hand", "AA-12")
