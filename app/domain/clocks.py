@@ -529,9 +529,10 @@ def _microseconds(delta: timedelta) -> int:
 def _duration_text(delta: timedelta) -> str:
     seconds = _ceil_seconds(delta)
     minutes, seconds = divmod(seconds, 60)
+    # said in the reader's language inside a refusal (issue 17)
     if minutes and seconds:
-        return f"{minutes} min {seconds} s"
-    return f"{minutes} min" if minutes else f"{seconds} s"
+        return say("{minutes} min {seconds} s", minutes=minutes, seconds=seconds)
+    return say("{minutes} min", minutes=minutes) if minutes else say("{seconds} s", seconds=seconds)
 
 
 def _require_aware(value: datetime, field: str) -> None:

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from app.db import queries
 from app.db.tables import IdempotencyRecord
-from app.domain.errors import IllegalMove, MalformedInput, say
+from app.domain.errors import IllegalMove, MalformedInput, Say, say
 from app.domain.hands import PlayerId
 from app.domain.log import (
     DealRecorded,
@@ -522,6 +522,16 @@ def _duration_text(delta: timedelta) -> str:
     seconds = math.ceil(delta.total_seconds())
     minutes, seconds = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
-    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
-    parts.append(f"{seconds} s" if seconds or not any(parts) else "")
-    return " ".join(part for part in parts if part)
+    # Each part said in the reader's language inside a refusal (issue 17), spaced as in English
+    parts = [
+        say("{hours} h", hours=hours) if hours else "",
+        say("{minutes} min", minutes=minutes) if minutes else "",
+    ]
+    parts.append(say("{seconds} s", seconds=seconds) if seconds or not any(parts) else "")
+    shown = {f"part{n}": part for n, part in enumerate(part for part in parts if part)}
+    return Say(_spaced(len(shown)), **shown)
+
+
+def _spaced(count: int) -> str:
+    """ "{part0} {part1} ...": a template of a duration's parts (not in the catalog)."""
+    return " ".join(f"{{part{n}}}" for n in range(count))
