@@ -224,3 +224,31 @@ def test_a_correction_without_its_reason_is_refused_in_korean_and_simplified_chi
     chinese = _refused(correction("zh-CN,zh;q=0.9"), 422, "reason", "CONTRACT §3")
     assert chinese == "字段“reason”：至少需要 1 个字符（规则 CONTRACT §3）"
     assert snapshot(client, started.id) == before
+
+
+def test_a_hand_without_a_table_token_is_refused_in_the_judges_language(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    started = start(client, admin_headers)
+    east = started.seats[(1, 1, 1)][0]
+    body = {
+        "round": 1,
+        "segment": 1,
+        "table": 1,
+        "hand": 1,
+        "result": {"kind": "self_draw", "winner": east, "value": 10},
+    }
+    before = snapshot(client, started.id)
+    answers = {
+        language: client.post(
+            api(f"/{started.id}/hands"),
+            json=body,
+            headers={"Idempotency-Key": str(uuid.uuid4()), "Accept-Language": language},
+        )
+        for language in ("en", JAPANESE, CHINESE)
+    }
+    assert {answer.status_code for answer in answers.values()} == {401}
+    assert answers["en"].json()["detail"] == "a table token is needed (Authorization: Bearer ...)"
+    assert answers[JAPANESE].json()["detail"] == "卓トークンが必要です（Authorization: Bearer ...）"
+    assert answers[CHINESE].json()["detail"] == "需要桌枱權杖（Authorization: Bearer ...）"
+    assert snapshot(client, started.id) == before
