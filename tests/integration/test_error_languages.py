@@ -250,5 +250,5 @@ def test_a_hand_without_a_table_token_is_refused_in_the_judges_language(
     assert {answer.status_code for answer in answers.values()} == {401}
     assert answers["en"].json()["detail"] == "a table token is needed (Authorization: Bearer ...)"
     assert answers[JAPANESE].json()["detail"] == "卓トークンが必要です（Authorization: Bearer ...）"
-    assert answers[CHINESE].json()["detail"] == "需要桌枱權杖（Authorization: Bearer ...）"
+    assert answers[CHINESE].json()["detail"] == "需要牌桌權杖（Authorization: Bearer ...）"
     assert snapshot(client, started.id) == before
