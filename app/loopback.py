@@ -9,13 +9,15 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
+from app import i18n
+
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 # Addresses a server binds to mean every interface; they are not an address to open.
 EVERY_INTERFACE = {"0.0.0.0", "::", ""}
-LOOPBACK_WARNING = (
-    "points at {host}, this machine only: tablets and phones cannot open it. Set "
-    "SCOREBOARD_PUBLIC_URL to an address of this server on the hall's network "
-    "(scoreboard serve --host 0.0.0.0 prints them), or open the console at that address"
+LOOPBACK_WARNING = i18n.lazy(
+    "This QR code points at {host}, this machine only: tablets and phones cannot open it. "
+    "Set SCOREBOARD_PUBLIC_URL to an address of this server on the hall's network "
+    "(scoreboard serve --host 0.0.0.0 prints them), or open the console at that address."
 )
 
 
@@ -36,4 +38,5 @@ def loopback_warning(url: str) -> str | None:
     """The sentence a card or a slip shows when its QR code cannot work on a tablet."""
     if not is_loopback(url):
         return None
-    return f"This QR code {LOOPBACK_WARNING.format(host=urlsplit(url).hostname)}."
+    # in the reader's language: the console's cards and the slips show it to the organizer
+    return i18n.gettext(LOOPBACK_WARNING).format(host=urlsplit(url).hostname)

@@ -73,6 +73,7 @@ def draw(log: Path, round_number: int, seed: str | None) -> None:
 
 
 def slips(log: Path, round_number: int, out: Path, base_url: str | None) -> None:
+    from app import i18n
     from app.domain.slips import seating_slips
     from app.loopback import loopback_warning
     from app.printouts.slips import render_slips_csv, render_slips_html
@@ -102,8 +103,18 @@ def slips(log: Path, round_number: int, out: Path, base_url: str | None) -> None
     out.mkdir(parents=True, exist_ok=True)
     html_path = out / f"slips-round-{round_number}.html"
     csv_path = out / f"slips-round-{round_number}.csv"
+    # printed in the tournament's own language (issue 17); the warning above is the
+    # operator's, in English like the rest of the command line
+    with i18n.speaking(tournament.language, "admin"):
+        printed_warning = loopback_warning(url)
     html_path.write_text(
-        render_slips_html(round_slips, tournament=tournament.name, base_url=url, warning=warning),
+        render_slips_html(
+            round_slips,
+            tournament=tournament.name,
+            base_url=url,
+            warning=printed_warning,
+            language=tournament.language,
+        ),
         encoding="utf-8",
     )
     csv_path.write_text(render_slips_csv(round_slips), encoding="utf-8")

@@ -53,6 +53,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "web/admin.py",
         "web/fields.py",
         "web/feeds.py",
+        "loopback.py",
         "web/languages.py",
     ),
     "spectator": (

@@ -176,6 +176,7 @@ ADMIN_ROUTES = [
     ("POST", "/1/players"),
     ("POST", "/1/players.csv"),
     ("POST", "/1/prizes"),
+    ("POST", "/1/language"),
     ("POST", "/1/carry-over-rate"),
     ("POST", "/1/rounds/1/draw"),
     ("POST", "/1/schedule"),

@@ -249,3 +249,26 @@ def test_slips_without_an_address_ask_for_one(
     assert done.returncode == 0, done.stderr
     page = (out / "slips-round-1.html").read_text(encoding="utf-8")
     assert qr_drawing(f"{BASE_URL}/p/A01") in page
+
+
+def test_slips_are_printed_in_the_tournaments_language(
+    drawn: tuple[Path, list[Line]], tmp_path: Path
+) -> None:
+    """Issue 17: a tournament whose language is Japanese gets its slips, and the warning on
+    them, in Japanese; the terminal's warning stays the operator's English."""
+    log, _ = drawn
+    lines = log.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    japanese = tmp_path / "ja.jsonl"
+    japanese.write_text(
+        "\n".join([json.dumps({**first, "language": "ja"}), *lines[1:]]) + "\n", encoding="utf-8"
+    )
+    out = tmp_path / "print"
+    done = scoreboard(
+        "slips", japanese, "--round", "1", "--out", out, "--base-url", "http://127.0.0.1:8101"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tablets and phones cannot open it" in done.stderr
+    page = (out / "slips-round-1.html").read_text(encoding="utf-8")
+    assert '<html lang="ja">' in page
+    assert "タブレットやスマートフォンでは開けません" in page
