@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.draw import RoundDraw, draw_round
-from app.domain.errors import IllegalMove, LogError, MalformedInput, RuleViolation
+from app.domain.errors import IllegalMove, LogError, MalformedInput, RuleViolation, say
 from app.domain.log import (
     DrawRecorded,
     Event,
@@ -103,7 +103,11 @@ def _check_registrations(
         if str(event.player) in taken:
             raise _row_error(
                 row,
-                IllegalMove("CONTRACT §1", "id", f"player {event.player!r} is already registered"),
+                IllegalMove(
+                    "CONTRACT §1",
+                    "id",
+                    say("player {player} is already registered", player=repr(event.player)),
+                ),
             )
         if event.group not in groups:
             raise _row_error(
@@ -123,7 +127,7 @@ def register_players(
 ) -> Appended:
     """Every registration in one append: all of them, or none (CONTRACT §1 `player`)."""
     if not rows:
-        raise MalformedInput("CONTRACT §1", "body", "lists no players")
+        raise MalformedInput("CONTRACT §1", "body", say("lists no players"))
     groups = store.read(tournament_id, lambda t, _: t.format.round(1).group_names)
     events: list[PlayerRegistered] = []
     for row in rows:
@@ -188,7 +192,8 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
     unknown = [name for name in header if name not in CSV_REQUIRED + CSV_OPTIONAL]
     if unknown:
         raise LogError(
-            1, MalformedInput("CONTRACT §1", unknown[0], "is not a column of a registration CSV")
+            1,
+            MalformedInput("CONTRACT §1", unknown[0], say("is not a column of a registration CSV")),
         )
     reader.fieldnames = header
     rows = []
@@ -196,13 +201,13 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
         line = reader.line_num
         if None in record:
             raise LogError(
-                line, MalformedInput("CONTRACT §1", "row", "has more cells than the header")
+                line, MalformedInput("CONTRACT §1", "row", say("has more cells than the header"))
             )
         cells = {key: (value or "").strip() for key, value in record.items()}
         if not any(cells.values()):
             continue  # a blank row carries nothing
         if not cells["id"]:
-            raise LogError(line, MalformedInput("CONTRACT §1", "id", "is empty"))
+            raise LogError(line, MalformedInput("CONTRACT §1", "id", say("is empty")))
         fields: dict[str, Any] = {"id": _csv_id(cells["id"]), "name": cells["name"]}
         if cells.get("group"):
             fields["group"] = cells["group"]

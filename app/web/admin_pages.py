@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.ariari import points_shown
-from app.domain.errors import IllegalMove
+from app.domain.errors import IllegalMove, say
 from app.domain.hands import PlayerId
 from app.domain.log import PlayerRegistered, format_time
 from app.domain.numbers import exact, shown
@@ -51,7 +51,7 @@ from app.web.deps import (
     StoreDep,
     TournamentId,
 )
-from app.web.errors import UnfinishedTableAnswer, unfinished_answer
+from app.web.errors import UnfinishedTableAnswer, unfinished_answer, violation_text
 from app.web.pages import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
@@ -227,7 +227,7 @@ def console_state(
                 repeats=state.draw.repeats,
                 superseded=[earlier.seed for earlier in state.superseded_draws],
             ),
-            draw_refused=None if refused is None else str(refused),
+            draw_refused=None if refused is None else violation_text(refused),
             unfinished=unfinished_answer(tournament.unfinished_tables(state.number)),
             in_round=list(dict.fromkeys([*state.field, *seated])),
             segments=segments,
@@ -260,7 +260,9 @@ def _slips(store: TournamentStore, tournament_id: int, round_number: int) -> tup
         state = round_state(tournament, round_number)
         seat_of = state.seat_of or (state.draw.table_of() if state.draw else {})
         if not seat_of:
-            raise IllegalMove("SE-1", "round", f"round {round_number} has not been drawn yet")
+            raise IllegalMove(
+                "SE-1", "round", say("round {round} has not been drawn yet", round=round_number)
+            )
         return tournament.name, list(seating_slips(state.format, tournament.players, seat_of))
 
     return store.read(tournament_id, view)
@@ -343,7 +345,12 @@ def judge_card(
     except TokenRefused:
         issued = None
     if issued is None or issued.tournament_id != tournament_id:
-        raise NotFound(f"this token is not a valid table token of tournament {tournament_id}")
+        raise NotFound(
+            say(
+                "this token is not a valid table token of tournament {tournament}",
+                tournament=tournament_id,
+            )
+        )
     url = judge_url(public_base(request, settings), body.token)
     return JudgeCard(
         tournament=tournament_id,
@@ -458,7 +465,13 @@ def console_links(
     ) -> tuple[str | None, list[tuple[LinkGroup, LinkTitle, str]]]:
         chosen = tournament.player_named(player) if player is not None else None
         if player is not None and chosen is None:
-            raise NotFound(f"player {player!r} is not registered in tournament {tournament_id}")
+            raise NotFound(
+                say(
+                    "player {player} is not registered in tournament {tournament}",
+                    player=repr(player),
+                    tournament=tournament_id,
+                )
+            )
         if chosen is None:
             chosen = next(iter(tournament.players), None)
         if chosen is None:  # nobody registered yet: no player card

@@ -14,7 +14,7 @@ from http.cookies import SimpleCookie
 from typing import Annotated
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -151,7 +151,7 @@ def switch_language(
 def catalog(language: str, domain: str) -> Response:
     """A page's JavaScript catalog, the same strings as the server's (msgid → translation)."""
     if language not in i18n.PAGE_LANGUAGES or domain not in i18n.DOMAINS:
-        raise HTTPException(404, f"no catalog {language}/{domain}")
+        raise NotFound(say("no catalog {language}/{domain}", language=language, domain=domain))
     return Response(
         i18n.catalog_json(language, (domain,)),
         media_type="application/json",

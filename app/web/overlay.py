@@ -33,6 +33,7 @@ from fastapi.responses import HTMLResponse
 
 from app import i18n
 from app.domain.ariari import points_shown
+from app.domain.errors import say
 from app.domain.log import format_time
 from app.domain.replay import StandingRowData
 from app.domain.tournament import SEAT_NAMES, Tournament
@@ -484,7 +485,12 @@ def player(
 ) -> HTMLResponse:
     def registered(tournament: Tournament) -> None:
         if player_id not in feeds.names(tournament):
-            raise NotFound(f"player {player_id!r} is not registered in this tournament")
+            raise NotFound(
+                say(
+                    "player {player_id} is not registered in this tournament",
+                    player_id=repr(player_id),
+                )
+            )
 
     channels = [f"player:{player_id}", "clocks"]
     options = {"player": player_id}

@@ -15,6 +15,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.db import queries
+from app.domain.errors import say
 from app.domain.log import PlayerRegistered, format_time
 from app.domain.replay import clock_report, game_report
 from app.domain.tournament import SeatName, Tournament
@@ -161,7 +162,11 @@ class ClocksAnswer(BaseModel):
 def _player(tournament: Tournament, player_id: str) -> PlayerRegistered:
     player = tournament.player_named(player_id)
     if player is None:
-        raise NotFound(f"player {player_id!r} is not registered in this tournament")
+        raise NotFound(
+            say(
+                "player {player_id} is not registered in this tournament", player_id=repr(player_id)
+            )
+        )
     return tournament.players[player]
 
 

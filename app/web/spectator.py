@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app import i18n
 from app.domain.ariari import Chombo, ExhaustiveDraw, Game, Ron, Tsumo, Win, points_shown
+from app.domain.errors import say
 from app.domain.hands import PlayerId, Settlement
 from app.domain.numbers import shown
 from app.domain.replay import StandingRowData
@@ -608,7 +609,7 @@ def find_players(
     """Players whose names match `q`, best first: accents, case and typos are forgiven."""
     if tournament_id is None:
         if not listed:
-            raise NotFound("there is no tournament yet")
+            raise NotFound(say("there is no tournament yet"))
         tournament_id = _newest_first(listed)[0].id
     return {"tournament": tournament_id, "query": q, "results": _search(store, tournament_id, q)}
 
