@@ -157,7 +157,8 @@ class Report:
 
 def _write(catalog: Catalog, path: Path, **options: bool) -> bool:
     buffer = BytesIO()
-    write_po(buffer, catalog, width=100, omit_header=False, **options)
+    # Files without line numbers: a catalog changes when a string does, not when code moves.
+    write_po(buffer, catalog, width=100, omit_header=False, include_lineno=False, **options)
     data = buffer.getvalue()
     if path.exists() and _without_dates(path.read_bytes()) == _without_dates(data):
         return False
