@@ -237,3 +237,56 @@ def test_screens_of_the_tablet(tablet: Any, club: Any, lang: str, tmp_path: Path
     page = open_tablet(tablet, club["base_url"], club["tokens"][1], lang)
     assert any("CJK" in font for font in platform_fonts(page, "h1, .judge-where strong"))
     page.screenshot(path=str(folder / f"tablet-{lang}.png"), full_page=True)
+
+
+# Latin words a Japanese screen may show: the rules' ids and the tournament's own name.
+RULE_IDS = r"\b(?:AA|HS|CL|FM|PN|SE|SC|ST|PR|TK)-\d+\b|CONTRACT §\d"
+# (A name inside a sentence, "親：Eli Ward · 0本場", is data: the caller names the players.)
+LATIN_WORDS = (
+    "(names) => { const found = []; const walker = document.createTreeWalker(document.body, 4);"
+    " for (let n = walker.nextNode(); n; n = walker.nextNode()) {"
+    '  const e = n.parentElement; if (!e || e.closest(\'[translate="no"], script, style,'
+    " [hidden], .languages')) continue;"
+    "  if (getComputedStyle(e).display === 'none') continue;"
+    f"  let rest = n.textContent.replace(/{RULE_IDS}/g, '');"
+    "  for (const name of names) rest = rest.split(name).join('');"
+    "  if (/[A-Za-z]{2,}/.test(rest)) found.push(rest.trim()); }"
+    " return found; }"
+)
+
+
+def test_a_japanese_judge_plays_an_ari_ari_game_to_its_end_in_japanese(
+    tablet: Any, club: Any
+) -> None:
+    """Table 2, from its first hand to the end of its game, by the Japanese words alone: a
+    流局 with the dealer 聴牌 (rule AA-9), then the dealer's チョンボ twice (4,000 to each,
+    AA-10), which takes the dealer below zero and ends the game (AA-14). No English on the
+    screen at any step but the rules' ids and the players' names."""
+    page = open_tablet(tablet, club["base_url"], club["tokens"][2], "ja")
+    east = club["seats"][2][0]
+    names = [page.evaluate(f"() => judgeTablet.nameOf({json.dumps(p)})") for p in club["seats"][2]]
+    outcomes = page.locator("#aa-outcomes")
+
+    def send() -> None:
+        sent = page.evaluate("() => judgeTablet.entries.filter(e => e.status === 'sent').length")
+        page.get_by_role("button", name="確認へ").tap()
+        assert page.evaluate(LATIN_WORDS, names) == []
+        page.get_by_role("button", name="送信", exact=True).tap()
+        wait_for(
+            page,
+            f"() => judgeTablet.entries.filter(e => e.status === 'sent').length > {sent}",
+        )
+
+    assert page.evaluate(LATIN_WORDS, names) == []
+    outcomes.get_by_role("button", name="流局", exact=True).tap()
+    tap_seat(page, "aa-tenpai", east)
+    send()
+    for _ in range(2):
+        outcomes.get_by_role("button", name="チョンボ", exact=True).tap()
+        tap_seat(page, "aa-offender", east)
+        send()
+    wait_for(page, "() => Boolean(judgeTablet.table.game && judgeTablet.table.game.ended)")
+    wait_for(page, "() => judgeTablet.nextHand(judgeTablet.segment()) === null")
+    ended = page.text_content("#next-dealer") or ""
+    assert ended.startswith("第3局で終局しました：飛び（規則 AA-14）"), ended
+    assert page.evaluate(LATIN_WORDS, names) == []
