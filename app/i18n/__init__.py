@@ -199,6 +199,20 @@ def speaking(language: str, domain: str | None = None) -> Iterator[None]:
             _DOMAIN.reset(domain_token)
 
 
+def speak_in_templates(environment: Any) -> None:
+    """A Jinja2 environment whose `{% trans %}` and `_()` say the current language, in the
+    current audience's words (the web pages and the printed slips)."""
+    environment.add_extension("jinja2.ext.i18n")
+    # Whitespace inside {% trans %} is the template's layout, not the sentence's.
+    environment.policies["ext.i18n.trimmed"] = True
+    environment.install_gettext_callables(
+        gettext=lambda message: gettext(message),
+        ngettext=lambda singular, plural, n: ngettext(singular, plural, n),
+        pgettext=lambda context, message: pgettext(context, message),
+        newstyle=True,
+    )
+
+
 # The languages whose readers read a name in its owner's script first.
 OWN_SCRIPT_FIRST = frozenset({"ja", "zh-Hant", "zh-Hans", "ko"})
 

@@ -38,14 +38,8 @@ def _environment() -> Environment:
         loader=PackageLoader("app", "templates"),
         autoescape=select_autoescape(["html"]),
         keep_trailing_newline=True,
-        extensions=["jinja2.ext.i18n"],
     )
-    environment.policies["ext.i18n.trimmed"] = True
-    environment.install_gettext_callables(  # type: ignore[attr-defined]
-        gettext=lambda message: i18n.gettext(message),
-        ngettext=lambda singular, plural, n: i18n.ngettext(singular, plural, n),
-        newstyle=True,
-    )
+    i18n.speak_in_templates(environment)
     return environment
 
 

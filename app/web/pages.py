@@ -10,7 +10,6 @@ from urllib.parse import urlencode
 
 import jinja2
 from babel.dates import format_datetime
-from babel.numbers import format_decimal
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
@@ -28,23 +27,11 @@ def _environment() -> jinja2.Environment:
     """The templates speak the request's language (issue 17): `{% trans %}` and `_()` read
     the catalogs of the language `web.languages` settled for this request."""
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
-        autoescape=True,
-        extensions=["jinja2.ext.i18n"],
+        loader=jinja2.FileSystemLoader(PACKAGE / "templates"), autoescape=True
     )
-    # Whitespace inside {% trans %} is the template's layout, not the sentence's.
-    environment.policies["ext.i18n.trimmed"] = True
-    environment.install_gettext_callables(  # type: ignore[attr-defined]
-        gettext=lambda message: i18n.gettext(message),
-        ngettext=lambda singular, plural, n: i18n.ngettext(singular, plural, n),
-        pgettext=lambda context, message: i18n.pgettext(context, message),
-        newstyle=True,
-    )
+    i18n.speak_in_templates(environment)
     environment.globals["names_for"] = i18n.names_for
     environment.filters["moment"] = _moment
-    environment.filters["number"] = lambda value: format_decimal(
-        value, locale=i18n.babel_locale(i18n.current())
-    )
     return environment
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +12,22 @@ from typing import Any
 import httpx
 
 from bench.load import hand_headers
+
+
+def open_overlay(page: Any, server: Any, path: str) -> None:
+    """An overlay of `server`'s tournament (its base_url and tournament_id), once its feed is
+    live and it has drawn a version."""
+    page.goto(f"{server.base_url}/overlay/{server.tournament_id}/{path}")
+    page.wait_for_function(
+        "() => document.body.dataset.feed === 'live' && document.body.dataset.version",
+        polling=100,
+        timeout=10_000,
+    )
+
+
+def shown_text(page: Any) -> str:
+    """What an overlay shows, with any clock reading masked (it ticks)."""
+    return re.sub(r"\b\d+:\d\d\b", "m:ss", " ".join(page.inner_text("#safe").split()))
 
 
 def wait_for(page: Any, predicate: str, timeout_ms: int = 10_000) -> None:

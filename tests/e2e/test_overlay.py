@@ -11,7 +11,6 @@ background, after one more hand everywhere.
 from __future__ import annotations
 
 import os
-import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import Tablets, first_halves_open
+from e2e_support import Tablets, first_halves_open, open_overlay, shown_text
 
 pytestmark = pytest.mark.slow
 
@@ -55,20 +54,6 @@ def pages(hall: Any) -> dict[str, str]:
         "table": f"table/{WATCHED_TABLE}",
         "clock": "clock",
     }
-
-
-def open_overlay(page: Any, hall: Any, path: str) -> None:
-    page.goto(f"{hall.base_url}/overlay/{hall.tournament_id}/{path}")
-    page.wait_for_function(
-        "() => document.body.dataset.feed === 'live' && document.body.dataset.version",
-        polling=100,
-        timeout=10_000,
-    )
-
-
-def shown_text(page: Any) -> str:
-    """What the overlay shows, with any clock reading masked (it ticks)."""
-    return re.sub(r"\b\d+:\d\d\b", "m:ss", " ".join(page.inner_text("#safe").split()))
 
 
 # -- a PNG's alpha, to look at what a mixer keys -----------------------------------------

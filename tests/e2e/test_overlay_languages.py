@@ -8,12 +8,12 @@ SCOREBOARD_SCREENSHOTS set, writes docs/screens/overlay-ja.png and overlay-zh-Ha
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_support import open_overlay, shown_text
 from i18n_support import platform_fonts, unmarked_text
 from test_hall_languages import FULL_HD, SCREENS, Macau, macau
 
@@ -61,19 +61,6 @@ def _overlays(macau: Macau) -> dict[str, str]:
         "table": "table/3",
         "clock": "clock",
     }
-
-
-def open_overlay(page: Any, macau: Macau, path: str) -> None:
-    page.goto(f"{macau.base_url}/overlay/{macau.tournament_id}/{path}")
-    page.wait_for_function(
-        "() => document.body.dataset.feed === 'live' && document.body.dataset.version",
-        polling=100,
-        timeout=10_000,
-    )
-
-
-def shown_text(page: Any) -> str:
-    return re.sub(r"\b\d+:\d\d\b", "m:ss", " ".join(page.inner_text("#safe").split()))
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans", "ko", "en-XA"])
