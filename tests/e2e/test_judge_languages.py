@@ -239,8 +239,9 @@ def test_screens_of_the_tablet(tablet: Any, club: Any, lang: str, tmp_path: Path
     page.screenshot(path=str(folder / f"tablet-{lang}.png"), full_page=True)
 
 
-# Latin words a Japanese screen may show: the rules' ids and the tournament's own name.
-RULE_IDS = r"\b(?:AA|HS|CL|FM|PN|SE|SC|ST|PR|TK)-\d+\b|CONTRACT §\d"
+# Latin words a Japanese screen may show: the rules' ids, and the abbreviations Japanese
+# writes in Latin letters too (QR コード, WSOM).
+RULE_IDS = r"\b(?:AA|HS|CL|FM|PN|SE|SC|ST|PR|TK)-\d+\b|CONTRACT §\d|\b(?:QR|WSOM)\b"
 # (A name inside a sentence, "親：Eli Ward · 0本場", is data: the caller names the players.)
 LATIN_WORDS = (
     "(names) => { const found = []; const walker = document.createTreeWalker(document.body, 4);"
@@ -290,3 +291,15 @@ def test_a_japanese_judge_plays_an_ari_ari_game_to_its_end_in_japanese(
     ended = page.text_content("#next-dealer") or ""
     assert ended.startswith("第3局で終局しました：飛び（規則 AA-14）"), ended
     assert page.evaluate(LATIN_WORDS, names) == []
+
+
+def test_the_sign_in_screen_has_no_untranslated_text(tablet: Any, hall: Any) -> None:
+    """A tablet opened without its table's token asks for it, in the page's language too."""
+    page = tablet.new_page()
+    page.goto(f"{hall.base_url}/judge?lang=en-XA")
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("document.documentElement.lang") == "en-XA"
+    assert unmarked_text(page) == []
+    page.goto(f"{hall.base_url}/judge?lang=ja")
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate(LATIN_WORDS, []) == []
