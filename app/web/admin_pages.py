@@ -52,7 +52,7 @@ from app.web.deps import (
     TournamentId,
 )
 from app.web.errors import UnfinishedTableAnswer, unfinished_answer, violation_text
-from app.web.pages import render
+from app.web.pages import render, switch_links
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
@@ -294,7 +294,11 @@ def slips_html(
     base_url = public_base(request, settings)
     return HTMLResponse(
         render_slips_html(
-            slips, tournament=name, base_url=base_url, warning=loopback_warning(base_url)
+            slips,
+            tournament=name,
+            base_url=base_url,
+            warning=loopback_warning(base_url),
+            switch=switch_links(request),
         )
     )
 

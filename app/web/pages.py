@@ -45,28 +45,30 @@ def _moment(value: str | datetime) -> str:
     )
 
 
-def _language_context(request: Request) -> dict[str, Any]:
+def switch_links(request: Request) -> list[dict[str, Any]]:
+    """The language switch's links: each language in its own name, back to this page."""
     language = i18n.current()
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return [
+        {
+            "tag": tag,
+            "name": i18n.ENDONYMS[tag],
+            "href": "/language?" + urlencode({"to": tag, "next": here}),
+            "current": tag == language,
+        }
+        for tag in i18n.LANGUAGES
+    ]
+
+
+def _language_context(request: Request) -> dict[str, Any]:
+    language = i18n.current()
 
     def catalog(*domains: str) -> Markup:
         # Inside a <script type="application/json">: no "</script>" can close it early.
         text = i18n.catalog_json(language, ("common", *domains))
         return Markup(text.replace("<", "\\u003c"))
 
-    return {
-        "lang": language,
-        "switch": [
-            {
-                "tag": tag,
-                "name": i18n.ENDONYMS[tag],
-                "href": "/language?" + urlencode({"to": tag, "next": here}),
-                "current": tag == language,
-            }
-            for tag in i18n.LANGUAGES
-        ],
-        "catalog": catalog,
-    }
+    return {"lang": language, "switch": switch_links(request), "catalog": catalog}
 
 
 templates = Jinja2Templates(env=_environment(), context_processors=[_language_context])
