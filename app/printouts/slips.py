@@ -5,8 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 from urllib.parse import quote
 
 import segno
@@ -68,15 +67,16 @@ def render_slips_html(
     base_url: str,
     warning: str | None = None,
     language: str | None = None,
-    switch: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The printable slips; `warning` says why their QR codes would not open on a phone
     (a loopback address), printed at the top and under every code. They speak `language`,
-    or the request's (outside a request, the command line's: English unless it says)."""
+    or the request's (outside a request, the command line's: English unless it says). No
+    language switch: the console fetches them with its token, in its own language, and
+    shows them as a document of their own, which a switch's link could not fetch again."""
     if language is not None:
         with i18n.speaking(language):
             return render_slips_html(
-                slips, tournament=tournament, base_url=base_url, warning=warning, switch=switch
+                slips, tournament=tournament, base_url=base_url, warning=warning
             )
     # The organizer's words, whichever address asked for them.
     i18n.set_domain("admin")
@@ -98,7 +98,6 @@ def render_slips_html(
         .get_template("slips.html")
         .render(
             lang=i18n.current(),
-            switch=switch,  # the language switch, on the screen only (not when printed)
             tournament=tournament,
             rows=rows,
             heads=[head.format(segment=n) for n in range(1, segments + 1)],

@@ -52,7 +52,7 @@ from app.web.deps import (
     TournamentId,
 )
 from app.web.errors import UnfinishedTableAnswer, unfinished_answer, violation_text
-from app.web.pages import render, switch_links
+from app.web.pages import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
 
@@ -298,7 +298,6 @@ def slips_html(
             tournament=name,
             base_url=base_url,
             warning=loopback_warning(base_url),
-            switch=switch_links(request),
         )
     )
 
