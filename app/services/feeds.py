@@ -42,7 +42,7 @@ from app.read.views import (
     TableState,
     next_tick,
 )
-from app.services import feed_words
+from app.services import feed_words, needs_feed
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 
@@ -67,6 +67,7 @@ STANDING_COLUMNS = (
     "To cut exact",
 )
 PLAYER_COLUMNS = (*STANDING_COLUMNS, "Round", "Segment", "Table", "Seat")
+NEEDS_COLUMNS = (*STANDING_COLUMNS, *needs_feed.COLUMNS_AFTER_STANDING)
 SEAT_TITLES = tuple(seat.title() for seat in SEAT_NAMES)
 SEATS = tuple(zip(SEAT_NAMES, SEAT_TITLES, strict=True))  # ("east", "East"), ...
 TABLE_COLUMNS = (
@@ -103,9 +104,9 @@ CLOCK_COLUMNS = (
     "Break seconds left",
     "Break time left",
 )
-NAMES = ("standings", "top", "cut", "tables", "clocks")
+NAMES = ("standings", "top", "cut", "tables", "clocks", "needs")
 # Feeds whose rows follow the clocks: their answer changes at phase boundaries too.
-TIMED = {"tables", "clocks"}
+TIMED = {"tables", "clocks", "needs"}
 
 
 # -- rows -------------------------------------------------------------------------------
@@ -225,6 +226,21 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
         return Feed(
             STANDING_COLUMNS,
             [standing_row(row, who.get(str(row["player"]), {}), ariari) for row in rows],
+        )
+    if name == "needs":
+        # the players either side of the cut, and what the next hand would have to be
+        standings = states.standings()
+        everyone = ordered(standings)
+        clock_rows = states.clock_rows()
+        return Feed(
+            NEEDS_COLUMNS,
+            [
+                {
+                    **standing_row(row, who.get(str(row["player"]), {}), ariari),
+                    **needs_feed.needs_columns(tournament, states, row, everyone, clock_rows),
+                }
+                for row in around_cut(standings)
+            ],
         )
     if name == "tables":
         return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))

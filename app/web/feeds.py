@@ -21,6 +21,12 @@ URL for a table of rows. Every feed is a flat list of rows with title-friendly c
   left (during a break). Times are UTC ISO 8601. A display that can count down itself
   should count from the deadline; the seconds are for graphics that show text as it comes.
 - `player-ID`: one row, a player's standing columns plus Round, Segment, Table, Seat now.
+- `needs` (issue 18): the `cut` feed's players, each with what the next hand at their table
+  would have to be: Table, Hands left, Needs (`over the line`, `can reach`, `out of reach`,
+  `no hand left`; null in an Ari Ari round), Needs self-draw and Needs discard (below the
+  line: the smallest win that lifts them strictly over it as it stands, rules ST-3, HS-2,
+  HS-3), Can lose self-draw and Can lose discard (above it: the biggest opponent's self-draw
+  they can pay, and the biggest hand they can discard, and stay over it; null: safe).
 
 Formats: `.json` is an array of flat objects (numbers, strings, booleans, null); `.csv` has a
 header row (UTF-8, empty for null, booleans as true/false); `.xml` is
