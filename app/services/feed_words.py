@@ -1,5 +1,5 @@
 """The feeds' text columns in a language (issue 17): `?lang=` on a feed says its Status,
-Phase and Seat in words a caption can show, while the columns keep their names and, without
+Phase, Seat and Needs in words a caption can show, while the columns keep their names and, without
 `?lang=`, their values stay the codes vision mixers already match on ("advanced", "running",
 "east")."""
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from app import i18n
 
-TEXT_COLUMNS = ("Status", "Phase", "Seat")
+TEXT_COLUMNS = ("Status", "Phase", "Seat", "Needs")
 
 WORDS: Mapping[str, str] = {
     # a player's status in the round (rules ST-3, FM-9)
@@ -23,6 +23,11 @@ WORDS: Mapping[str, str] = {
     "overtime": i18n.lazy("Overtime"),
     "finished_short": i18n.lazy("Stopped by the clock"),
     "break": i18n.lazy("Break"),
+    # what a player near the cut needs (the needs feed, issue 18)
+    "over the line": i18n.lazy("Over the line"),
+    "can reach": i18n.lazy("Can reach the line"),
+    "out of reach": i18n.lazy("Out of reach with one hand"),
+    "no hand left": i18n.lazy("No hand left"),
     # seats
     "east": i18n.lazy("East"),
     "south": i18n.lazy("South"),

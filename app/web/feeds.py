@@ -35,7 +35,7 @@ with every character other than letters, digits, `_`, `.` and `-` as `_` ("To cu
 `<To_cut>`).
 
 Languages (issue 17): `?lang=ja` (or zh-Hant, zh-Hans, ko, en) says the text columns
-Status, Phase and Seat in that language's words for a caption ("対局中", "東家"); the columns
+Status, Phase, Seat and Needs in that language's words for a caption ("対局中", "東家"); the columns
 keep their names, and without `?lang=` the values stay the codes above.
 
 Polling: answers carry an `ETag` and `Cache-Control: no-cache`; send it back as

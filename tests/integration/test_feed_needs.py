@@ -48,3 +48,10 @@ def test_a_needs_feed_in_every_format(client: TestClient, club: Setup) -> None:
     for extension in ("json", "csv", "xml"):
         answer = client.get(f"/feeds/{club.tid}/needs.{extension}")
         assert answer.status_code == 200 and answer.headers["etag"]
+
+
+def test_needs_in_words_of_a_language(client: TestClient, club: Setup) -> None:
+    enter_first_hand(client, club)
+    said = json.loads(client.get(f"/feeds/{club.tid}/needs.json?lang=ja").content)
+    assert {row["Player"]: row["Needs"] for row in said}["cleo"] == "1局で通過圏に届く"
+    assert {row["Player"]: row["Needs"] for row in said}["bo"] == "通過圏内"
