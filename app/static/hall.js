@@ -15,10 +15,10 @@
 // Player names are data: they only ever reach the page through textContent, marked
 // translate="no", in their own script first for a reader of Japanese, Chinese or Korean.
 
-import { formatTime } from "/static/i18n.js";
+import { formatTime, namesFor } from "/static/i18n.js";
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 import { handCount, sameDeadline, segmentKindOf, sessionClock } from "/static/hall/session.js";
-import { FIRST, namesFor, secondSpeaker } from "/static/hall/words.js";
+import { FIRST, secondSpeaker } from "/static/hall/words.js";
 
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
@@ -209,7 +209,7 @@ function nameNodes(player) {
     shown.textContent = String(player);
     return [shown];
   }
-  const [first, other] = namesFor(known, speaker().lang);
+  const [first, other] = namesFor(known.name, known.local_name, speaker().lang);
   shown.textContent = first;
   const nodes = [shown];
   const local = known.local_name;

@@ -58,6 +58,21 @@ export function tn(singular, plural, count, values) {
   return fill(count === 1 ? singular : plural, all);
 }
 
+// Readers of these languages read a name in its owner's script first (i18n.names_for).
+const OWN_SCRIPT_FIRST = new Set(["ja", "zh-Hant", "zh-Hans", "ko"]);
+
+/**
+ * A player's name as a reader of `lang` reads it first, and the other form (or null).
+ * @param {string} name the Latin name
+ * @param {string | null | undefined} localName the name in its owner's script
+ * @param {string} [lang] the page's language unless another is named (the hall's second)
+ * @returns {[string, string | null]}
+ */
+export function namesFor(name, localName, lang = language) {
+  const local = localName || null;
+  return local && OWN_SCRIPT_FIRST.has(lang) ? [local, name] : [name, local];
+}
+
 /**
  * @param {number} value
  * @param {Intl.NumberFormatOptions} [options]

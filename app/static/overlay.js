@@ -3,7 +3,7 @@
 // again from the channel states, with the same rules as app/web/overlay.py (keep them in
 // step). Names are only ever set as text (textContent), never as HTML, marked translate="no".
 // Its words come from the overlay's catalog in the language of `?lang=` (issue 17).
-import { language, t, tn } from "/static/i18n.js";
+import { namesFor, t, tn } from "/static/i18n.js";
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 
 const config = JSON.parse(document.getElementById("overlay-config").textContent);
@@ -19,7 +19,6 @@ const ARIARI = Boolean(config.ariari);
 const NO_LIMIT = t("No limit"); // app/web/overlay.py no_limit
 // ?names=both: a name's other form beneath or beside it (app/web/overlay.py shown_names)
 const BOTH_NAMES = Boolean(config.both_names);
-const OWN_SCRIPT_FIRST = new Set(["ja", "zh-Hant", "zh-Hans", "ko"]);
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -39,7 +38,7 @@ function nameNodes(player) {
   const entry = who[String(player)];
   const name = entry?.name || String(player);
   const local = entry?.local_name || null;
-  const [first, other] = local && OWN_SCRIPT_FIRST.has(language) ? [local, name] : [name, local];
+  const [first, other] = namesFor(name, local);
   const shown = el("span", "name", first);
   shown.translate = false;
   if (local && first === local && entry.local_lang) shown.lang = entry.local_lang;

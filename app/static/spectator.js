@@ -7,7 +7,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
-import { language, t } from "/static/i18n.js";
+import { namesFor, t } from "/static/i18n.js";
 import { LiveFeed, pointsShown } from "/static/live.js";
 
 const FOLLOWED_KEY = "wsom.followed";
@@ -77,13 +77,6 @@ function limitWord(limit) {
     yakuman: t("yakuman"),
   };
   return words[limit] ?? limit;
-}
-
-// A reader of Japanese, Chinese or Korean sees a name in its owner's script first, with the
-// Latin form beside it (i18n.names_for on the server).
-const OWN_SCRIPT_FIRST = new Set(["ja", "zh-Hant", "zh-Hans", "ko"]);
-function namesFor(name, localName) {
-  return localName && OWN_SCRIPT_FIRST.has(language) ? [localName, name] : [name, localName];
 }
 
 // What a screen reader says of the followed players (issue 17): politely, at most one

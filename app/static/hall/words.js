@@ -64,17 +64,3 @@ export function secondSpeaker() {
     return null;
   }
 }
-
-// Readers of these languages read a name in its owner's script first (i18n.names_for).
-const OWN_SCRIPT_FIRST = new Set(["ja", "zh-Hant", "zh-Hans", "ko"]);
-
-/**
- * A player's name as a speaker's reader reads it first, and the other form (or null).
- * @param {{ name: string, local_name?: string | null }} player
- * @param {string} lang
- * @returns {[string, string | null]}
- */
-export function namesFor(player, lang) {
-  const local = player.local_name || null;
-  return local && OWN_SCRIPT_FIRST.has(lang) ? [local, player.name] : [player.name, local];
-}
