@@ -10,13 +10,13 @@ calls `i18n.default_to`), then the server's (SCOREBOARD_LANGUAGE).
 
 from __future__ import annotations
 
-from http.cookies import SimpleCookie
 from typing import Annotated
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
@@ -28,33 +28,6 @@ router = APIRouter(include_in_schema=False)
 MAX_NEXT = 2000  # characters of the page to go back to; an address is never longer
 
 
-def _cookie(headers: list[tuple[bytes, bytes]]) -> str | None:
-    for name, value in headers:
-        if name == b"cookie":
-            cookie: SimpleCookie = SimpleCookie()
-            try:
-                cookie.load(value.decode("latin-1"))
-            except Exception:  # a malformed cookie header is the browser's noise, not ours
-                return None
-            morsel = cookie.get(i18n.COOKIE)
-            return morsel.value if morsel is not None else None
-    return None
-
-
-def _header(headers: list[tuple[bytes, bytes]], wanted: bytes) -> str | None:
-    for name, value in headers:
-        if name == wanted:
-            return value.decode("latin-1")
-    return None
-
-
-def query_language(query_string: bytes) -> str | None:
-    for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
-        if key == "lang":
-            return value
-    return None
-
-
 def speaking_reader(app: ASGIApp, default: str) -> ASGIApp:
     async def speaking(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -63,13 +36,15 @@ def speaking_reader(app: ASGIApp, default: str) -> ASGIApp:
         if scope["path"].startswith("/static/"):
             await app(scope, receive, send)  # the same file in every language
             return
-        headers = scope.get("headers", [])
+        # Starlette's own reading of the query, the cookies and the headers, as a route
+        # would see them (its cookie parser passes over another site's malformed cookies)
+        asked = HTTPConnection(scope)
         i18n.set_domain(i18n.path_domain(scope["path"]))
         i18n.set_choice(
             i18n.choose(
-                query_language(scope.get("query_string", b"")),
-                _cookie(headers),
-                _header(headers, b"accept-language"),
+                next(iter(asked.query_params.getlist("lang")), None),
+                asked.cookies.get(i18n.COOKIE),
+                asked.headers.get("accept-language"),
                 default,
             )
         )

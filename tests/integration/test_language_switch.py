@@ -110,3 +110,10 @@ def test_the_pages_scripts_get_their_catalog(client: TestClient) -> None:
     assert catalog["language"] == "ja" and catalog["messages"]["Table {table}"] == "{table}番卓"
     assert client.get("/i18n/fr/spectator.json").status_code == 404
     assert client.get("/i18n/ja/secrets.json").status_code == 404
+
+
+def test_another_sites_malformed_cookie_does_not_hide_the_choice(client: TestClient) -> None:
+    """A cookie header with something unreadable beside `lang` (another app on the same
+    host) still keeps the reader's choice."""
+    headers = {**BROWSER, "Cookie": 'tracker="unterminated; lang=ja; x=1'}
+    assert lang_of(client.get("/", headers=headers).text) == "ja"
