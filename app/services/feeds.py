@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from fractions import Fraction
 from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
@@ -230,14 +231,21 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
     if name == "needs":
         # the players either side of the cut, and what the next hand would have to be
         standings = states.standings()
-        everyone = ordered(standings)
+        totals = {row["player"]: Fraction(row["total"]) for row in ordered(standings)}
         clock_rows = states.clock_rows()
+
+        def seat_now(player_id: str) -> SeatInSegment | None:
+            known = states.player(player_id)
+            return current_seat(known, clock_rows) if known["registered"] else None
+
         return Feed(
             NEEDS_COLUMNS,
             [
                 {
                     **standing_row(row, who.get(str(row["player"]), {}), ariari),
-                    **needs_feed.needs_columns(tournament, states, row, everyone, clock_rows),
+                    **needs_feed.needs_columns(
+                        tournament, row, totals, seat_now(str(row["player"]))
+                    ),
                 }
                 for row in around_cut(standings)
             ],

@@ -22,7 +22,7 @@ from app.domain.hands import PlayerId
 from app.domain.needs import needs
 from app.domain.replay import StandingRowData
 from app.domain.tournament import Tournament
-from app.read.views import ClockRow, States
+from app.read.views import SeatInSegment
 
 COLUMNS_AFTER_STANDING = (
     "Table",
@@ -46,34 +46,23 @@ def _least(values: Mapping[PlayerId, int | None] | None) -> int | None:
 
 def needs_columns(
     tournament: Tournament,
-    states: States,
     row: StandingRowData,
-    rows: list[StandingRowData],
-    clock_rows: Mapping[str, ClockRow],
+    totals: Mapping[PlayerId, Fraction],
+    seat: SeatInSegment | None,
 ) -> dict[str, Value]:
+    """The needs of the player of `row`, seated at `seat` now (feeds.current_seat), with
+    every ranked player's total as it stands (`totals`, made once for all the rows)."""
     empty: dict[str, Value] = dict.fromkeys(COLUMNS_AFTER_STANDING)
     state = tournament.current_round
     advance = state.format.advance
     if tournament.format.ruleset == "ariari" or advance is None:
         return empty
-    player_id = str(row["player"])
-    player = tournament.player_named(player_id)
-    known = states.player(player_id)
-    seat = next(
-        (
-            s
-            for s in (known["seats"] if known["registered"] else [])
-            if (clock := clock_rows.get(str(s["table"]))) is not None
-            and clock["segment"] == s["segment"]
-        ),
-        None,
-    )
+    player = tournament.player_named(str(row["player"]))
     table = None if seat is None else state.tables.get((seat["segment"], seat["table"]))
     planned = state.format.hands_per_segment
     following = None if table is None else table.next_hand(planned)
     if player is None or seat is None or table is None or following is None:
         return {**empty, "Table": None if seat is None else seat["table"], "Needs": "no hand left"}
-    totals = {standing["player"]: Fraction(standing["total"]) for standing in rows}
     answer = needs(
         totals,
         player,
