@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from functools import cache
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -280,16 +281,24 @@ def _catalog(language: str, domain: str) -> Catalog:
     return read_catalog(po_path(language, domain), language)
 
 
+def _mo(catalog: Catalog) -> bytes:
+    buffer = BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    return buffer.getvalue()
+
+
 def compiled(catalog: Catalog) -> Translations:
     """A catalog compiled as gettext reads it: fuzzy entries stay out, as msgfmt leaves them.
     (An entry we could not judge is kept in the catalog, flagged fuzzy, and shown in English
     until a reader of the language confirms it.)"""
-    from io import BytesIO
+    return Translations(BytesIO(_mo(catalog)))
 
-    buffer = BytesIO()
-    write_mo(buffer, catalog, use_fuzzy=False)
-    buffer.seek(0)
-    return Translations(buffer)
+
+@cache
+def _compiled_mo(language: str, domain: str) -> bytes:
+    """One audience's catalog in one language, compiled once: every audience's merge
+    (translations) reads it again from these bytes."""
+    return _mo(_catalog(language, domain))
 
 
 @cache
@@ -308,7 +317,8 @@ def translations(language: str, domain: str = "common") -> gettext_module.NullTr
             continue
         if language == PSEUDO and not template_path(name).exists():
             continue
-        compiled_domain = compiled(_catalog(language, name))
+        # a fresh object from the bytes each time: Babel's merge changes the one it merges into
+        compiled_domain = Translations(BytesIO(_compiled_mo(language, name)))
         merged = compiled_domain if merged is None else merged.merge(compiled_domain)
     return merged if merged is not None else gettext_module.NullTranslations()
 
