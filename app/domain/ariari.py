@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from app.domain.bounds import MAX_HANDS, short
 from app.domain.errors import HandRefused, IllegalMove, MalformedInput, RuleViolation, say
-from app.domain.hands import PlayerId, Settlement, check_fields, player_id
+from app.domain.hands import PlayerId, Settlement, check_fields, check_seated, player_id
 
 Seats = tuple[PlayerId, PlayerId, PlayerId, PlayerId]  # starting east, south, west, north
 GameLength = Literal["east_south", "east_only"]
@@ -536,7 +536,7 @@ def _play_hand(
     bet_changes = {p: (-RIICHI_BET if p in facts.riichi else 0) for p in seats}
     bets_after = bets + placed
     if isinstance(result, Ron):
-        _seated(seats, result.discarder, "result.discarder")
+        check_seated(result.discarder, seats, "result.discarder", "AA-3")
         winners = [w.winner for w in result.wins]
         if len({str(w) for w in winners}) != len(winners):
             raise MalformedInput("AA-4", "result.wins", say("names a winner twice"))
@@ -580,7 +580,7 @@ def _play_hand(
         bets_after = 0
     elif isinstance(result, ExhaustiveDraw):
         for index, player in enumerate(result.tenpai):
-            _seated(seats, player, f"result.tenpai[{index}]")
+            check_seated(player, seats, f"result.tenpai[{index}]", "AA-3")
             if player in facts.dead:
                 # rule AA-11: a dead hand is never tenpai
                 raise IllegalMove(
@@ -591,7 +591,7 @@ def _play_hand(
         payments = _tenpai_payments(seats, result.tenpai, rules.tenpai_payment)
         # rule AA-5: the bets stay on the table through a draw
     else:
-        _seated(seats, result.offender, "result.offender")
+        check_seated(result.offender, seats, "result.offender", "AA-3")
         # rule AA-10: a mangan, 4,000 to East and 2,000 to each other; 4,000 each from East
         for player in seats:
             if player == result.offender:
@@ -625,19 +625,6 @@ def _tenpai_payments(seats: Seats, tenpai: Sequence[PlayerId], total: int) -> di
     return {p: total // len(tenpai) if p in tenpai else -(total // len(noten)) for p in seats}
 
 
-def _seated(seats: Seats, player: PlayerId, field: str) -> None:
-    if player not in seats:
-        raise MalformedInput(
-            "AA-3",
-            field,
-            say(
-                "player {player} is not at this table ({seats})",
-                player=repr(player),
-                seats=", ".join(map(str, seats)),
-            ),
-        )
-
-
 def _check_facts(
     seats: Seats,
     facts: HandFacts,
@@ -646,9 +633,9 @@ def _check_facts(
     points: Mapping[PlayerId, int],
 ) -> None:
     for index, player in enumerate(facts.dead):
-        _seated(seats, player, f"result.dead[{index}]")
+        check_seated(player, seats, f"result.dead[{index}]", "AA-3")
     for index, player in enumerate(facts.riichi):
-        _seated(seats, player, f"result.riichi[{index}]")
+        check_seated(player, seats, f"result.riichi[{index}]", "AA-3")
         if points[player] < RIICHI_BET:
             # rule AA-18: the bet must come from the player's own points
             raise IllegalMove(
@@ -684,7 +671,7 @@ def _check_facts(
 
 
 def _check_win(seats: Seats, win: Win, facts: HandFacts, counters: int, where: str) -> None:
-    _seated(seats, win.winner, f"{where}.winner")
+    check_seated(win.winner, seats, f"{where}.winner", "AA-3")
     if win.winner in facts.dead:
         # rule AA-11: a dead hand may not win
         raise IllegalMove(

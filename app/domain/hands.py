@@ -228,10 +228,13 @@ def _check_value(value: int, min_value: int, max_value: int, field: str) -> None
         )
 
 
-def _check_seated(player: PlayerId, seats: Sequence[PlayerId], field: str) -> None:
+def check_seated(
+    player: PlayerId, seats: Sequence[PlayerId], field: str, rule: str = "HS-1"
+) -> None:
+    """A player a result names must sit at the table (rule HS-1; AA-3 for Ari Ari)."""
     if player not in seats:
         raise MalformedInput(
-            "HS-1",
+            rule,
             field,
             say(
                 "player {player} is not at this table ({seats})",
@@ -258,14 +261,14 @@ def settle(
         return Settlement(tuple((p, 0) for p in seats), None, None)
     if isinstance(result, DirectPoints):
         return _settle_points(result, seats, min_value=min_value, max_value=max_value, field=field)
-    _check_seated(result.winner, seats, f"{field}.winner")
+    check_seated(result.winner, seats, f"{field}.winner")
     _check_value(result.value, min_value, max_value, f"{field}.value")
     value = result.value
     if isinstance(result, SelfDraw):
         # rule HS-2: on a self-draw each of the three others pays v
         payments = {p: value for p in seats if p != result.winner}
     else:
-        _check_seated(result.discarder, seats, f"{field}.discarder")
+        check_seated(result.discarder, seats, f"{field}.discarder")
         if result.discarder == result.winner:
             raise MalformedInput(
                 "HS-1", f"{field}.discarder", say("the winner cannot discard to themselves")
@@ -297,7 +300,7 @@ def _settle_points(
     by_name = {str(p): p for p in seats}
     given: dict[PlayerId, int] = {}
     for key, points in result.deltas:
-        _check_seated(by_name.get(str(key), key), seats, f"{field}.deltas.{key}")
+        check_seated(by_name.get(str(key), key), seats, f"{field}.deltas.{key}")
         given[by_name[str(key)]] = points
     missing = [p for p in seats if p not in given]
     if missing:
@@ -330,6 +333,6 @@ def _settle_points(
             say("the point changes sum to {total}, not zero", total=total),
         )
     if result.winner is not None and result.value is not None:
-        _check_seated(result.winner, seats, f"{field}.winner")
+        check_seated(result.winner, seats, f"{field}.winner")
         _check_value(result.value, min_value, max_value, f"{field}.value")
     return Settlement(tuple((p, given[p]) for p in seats), result.winner, result.value)
