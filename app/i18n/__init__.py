@@ -82,7 +82,7 @@ def babel_locale(language: str) -> Locale:
 
 # Accept-Language tags (lower case) that name a Chinese script by their region: Taiwan, Hong
 # Kong and Macau write Traditional characters; the mainland and Singapore Simplified.
-_CHINESE_REGIONS = {
+CHINESE_REGIONS = {
     "tw": "zh-Hant",
     "hk": "zh-Hant",
     "mo": "zh-Hant",
@@ -109,8 +109,8 @@ def page_language(tag: str | None, *, pseudo: bool = True) -> str | None:
         for part in parts[1:]:
             if part in ("hant", "hans"):
                 return "zh-Hant" if part == "hant" else "zh-Hans"
-            if part in _CHINESE_REGIONS:
-                return _CHINESE_REGIONS[part]
+            if part in CHINESE_REGIONS:
+                return CHINESE_REGIONS[part]
         return "zh-Hans"  # plain `zh`: the script most readers of it use
     if primary in ("en", "ja", "ko"):
         return primary

@@ -40,12 +40,8 @@ _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HAN_BY_COUNTRY = {
     "JP": "ja",
     "KR": "ko",
-    "TW": "zh-Hant",
-    "HK": "zh-Hant",
-    "MO": "zh-Hant",
-    "CN": "zh-Hans",
-    "SG": "zh-Hans",
-    "MY": "zh-Hans",
+    # the regions that name a Chinese script in a browser's language name it here too
+    **{region.upper(): script for region, script in i18n.CHINESE_REGIONS.items()},
 }
 
 
