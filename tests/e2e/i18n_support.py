@@ -131,7 +131,23 @@ def axe_violations(page: Any, rules: list[str] | None = None) -> list[str]:
 
 def platform_fonts(page: Any, selector: str) -> list[str]:
     """The fonts Chromium really drew an element's text with (DevTools' "Rendered Fonts"):
-    a CJK name must come out in a CJK font, not as boxes in a Latin one."""
+    a CJK name must come out in a CJK font, not as boxes in a Latin one.
+
+    A live page may redraw the element between the query and the layout (a feed's next state
+    replaces the rows), and a node not yet laid out reports no fonts at all; so after the page's
+    next two frames ask again, a few times, before saying it drew with none."""
+    fonts: list[str] = []
+    for _ in range(20):
+        page.evaluate(
+            "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        fonts = _drawn_fonts(page, selector)
+        if fonts:
+            break
+    return fonts
+
+
+def _drawn_fonts(page: Any, selector: str) -> list[str]:
     session = page.context.new_cdp_session(page)
     try:
         session.send("DOM.enable")
