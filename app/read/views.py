@@ -12,7 +12,8 @@ either knowing the other.
 
 Channels (CONTRACT §3): `standings` (the current round, with the cut line and every
 player's distance to it), `clocks` (every table's clock as server times and deadlines,
-never ticks: rule CL-6), `table:N` (one table of the current round) and `player:ID`.
+never ticks: rule CL-6), `table:N` (one table of the current round), `player:ID` and
+`stats` (the story of the session, issue 18: app/read/stats.py).
 A state is the JSON a snapshot sends, typed (the TypedDicts below, over the report's shapes
 in app/domain/replay.py): a dict at run time, so the live feed compares and sends it as it
 is, and every reader of a field is checked against what is sent.
@@ -43,6 +44,7 @@ from app.domain.round_state import SeatName
 from app.domain.rulesets import result_to_log
 from app.domain.standings import Standing, Standings
 from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegment, Tournament
+from app.read.stats import StatsState, stats_state
 
 # Fields of a clock report that follow from the time alone: a display computes them from
 # the server time and the deadline, so they are not sent, and they never make a change.
@@ -155,7 +157,13 @@ class PlayerState(TypedDict):
 
 
 ChannelState = (
-    StandingsState | ClocksState | TableState | UnseatedTable | PlayerState | UnregisteredPlayer
+    StandingsState
+    | ClocksState
+    | TableState
+    | UnseatedTable
+    | PlayerState
+    | UnregisteredPlayer
+    | StatsState
 )
 
 
@@ -300,6 +308,8 @@ class States:
             return {"round": self.tournament.current_round.number, "tables": self.clock_rows()}
         if kind == "table":
             return self.table(int(argument))
+        if kind == "stats":
+            return stats_state(self.tournament)  # issue 18: the story of the session
         return self.player(argument)
 
     def live(self, channel: str) -> LiveState:

@@ -3,7 +3,7 @@
 What each channel shows is a view of the read model (`app.read.views.States`). A change is
 what a client needs to go from one state to the next: the rows that changed and how the
 order moved (standings), the rows that changed (clocks), or the whole small state (table,
-player).
+player, stats).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def valid_channel(channel: str) -> bool:
     if len(channel) > MAX_CHANNEL_NAME:
         return False
     kind, _, argument = channel.partition(":")
-    if kind in KEYED:
+    if kind in KEYED or kind == "stats":  # stats: the story of the session (issue 18)
         return not argument
     if kind == "table":
         # ASCII digits only, and few of them: int() of thousands of digits is slow or refused

@@ -27,6 +27,15 @@ URL for a table of rows. Every feed is a flat list of rows with title-friendly c
   line: the smallest win that lifts them strictly over it as it stands, rules ST-3, HS-2,
   HS-3), Can lose self-draw and Can lose discard (above it: the biggest opponent's self-draw
   they can pay, and the biggest hand they can discard, and stay over it; null: safe).
+- `stats` (issue 18): the story of the session, at most 5 rows a list, each row's `Kind`
+  saying what it is: `hand` (the biggest winning hands of the round and of the segment, by
+  `Scope`: Rank, the winner, Segment, Table, Hand, Value (rule HS-4), Win `self_draw`,
+  `discard` or `points`, Discarder), `climber` and `faller` (the segment's movers in rank,
+  rule ST-2: Rank before, Rank now, Total, Change), `crossed up` and `crossed down` (who
+  the last hand put over or under the cut line, rule ST-3: Position before, Position now),
+  `leader` (each table's leader in the segment: Change, their points; Count, the table's
+  hands) and `count` (Win `hands`, `self_draw`, `discard`, `draw`, `other`, with Count, for
+  the round and the segment). Columns a kind does not use are null.
 
 Formats: `.json` is an array of flat objects (numbers, strings, booleans, null); `.csv` has a
 header row (UTF-8, empty for null, booleans as true/false); `.xml` is
@@ -111,7 +120,10 @@ def feed(
     tournament_id: TournamentId,
     name: Annotated[
         str,
-        Path(description="standings, top, cut, tables, clocks, or player- and a player id"),
+        Path(
+            description="standings, top, cut, tables, clocks, needs, stats, or player- and "
+            "a player id"
+        ),
     ],
     extension: Annotated[str, Path(description="json, csv or xml")],
     store: StoreDep,
