@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.domain import bounds
+from app.domain.ema_ids import check_ema_id
 from app.domain.errors import MalformedInput, say
 from app.domain.formats import Format, format_from_log
 from app.domain.hands import PlayerId, is_player_id
@@ -59,6 +60,17 @@ class PlayerRegistered:
     # The name in the player's own script beside the Latin one ("山田 剛" for "Takeshi
     # Yamada"): shown where the reader's language writes it so, and found by search (issue 17)
     local_name: str | None = None
+    # The player's European Mahjong Association number ("04160092"), for the results EMA
+    # ranks (issue 18, part 6; app/domain/ema_ids.py checks its form)
+    ema_id: str | None = None
+
+
+@dataclass(frozen=True)
+class EmaIdSet:
+    """The organizer sets or corrects a registered player's EMA number (issue 18, part 6)."""
+
+    player: PlayerId
+    ema_id: str
 
 
 @dataclass(frozen=True)
@@ -215,6 +227,7 @@ Event = (
     | PlayAllOrdered
     | SegmentClosed
     | LanguageSet
+    | EmaIdSet
 )
 
 
@@ -355,7 +368,12 @@ def _player(f: _Fields) -> PlayerRegistered:
         substitute,
         f.text("country", optional=True),
         f.text("local_name", optional=True),  # bounded as a name is (text.TEXT_LIMITS)
+        check_ema_id(f.raw["ema_id"]) if f.raw.get("ema_id") is not None else None,
     )
+
+
+def _ema_id(f: _Fields) -> EmaIdSet:
+    return EmaIdSet(f.player("player"), check_ema_id(f.raw["ema_id"]))
 
 
 def _prizes(f: _Fields) -> PrizesSet:
@@ -600,7 +618,11 @@ _TABLE = {"round", "segment", "table"}
 
 _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]] = {
     "tournament": ({"name", "format"}, {"language"}, _tournament),
-    "player": ({"id", "name", "group"}, {"substitute", "country", "local_name"}, _player),
+    "player": (
+        {"id", "name", "group"},
+        {"substitute", "country", "local_name", "ema_id"},
+        _player,
+    ),
     "prizes": ({"amounts"}, set(), _prizes),
     "carry_over_rate": ({"round", "rate"}, set(), _carry_over_rate),
     "seating": ({"round", "segment", "table", "seats"}, {"cycle"}, _seating),
@@ -616,6 +638,7 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "play_all": (_TABLE | {"reason"}, set(), _play_all),
     "segment_end": ({"round", "segment"}, {"group"}, _segment_end),
     "language": ({"language"}, set(), _language_set),
+    "ema_id": ({"player", "ema_id"}, set(), _ema_id),
 }
 
 
@@ -715,7 +738,11 @@ def event_to_log(event: Event) -> dict[str, Any]:
             line["country"] = event.country
         if event.local_name is not None:
             line["local_name"] = event.local_name
+        if event.ema_id is not None:
+            line["ema_id"] = event.ema_id
         return line
+    if isinstance(event, EmaIdSet):
+        return {"type": "ema_id", "player": event.player, "ema_id": event.ema_id}
     if isinstance(event, PrizesSet):
         return {
             "type": "prizes",
@@ -828,4 +855,5 @@ _TYPE_OF: Mapping[type, str] = {
     ExtensionGiven: "extension",
     PlayAllOrdered: "play_all",
     SegmentClosed: "segment_end",
+    EmaIdSet: "ema_id",
 }

@@ -16,6 +16,7 @@ belongs to the whole tournament stays here: registrations (FM-2, FM-9), the priz
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from datetime import datetime
 from fractions import Fraction
@@ -32,6 +33,7 @@ from app.domain.log import (
     DealRecorded,
     DrawRecorded,
     EarlyStart,
+    EmaIdSet,
     Event,
     ExtensionGiven,
     HandRecorded,
@@ -161,6 +163,8 @@ class Tournament:
                 self._register(event)
             case LanguageSet():
                 self.language = event.language
+            case EmaIdSet():
+                self._set_ema_id(event)
             case PrizesSet():
                 self.prizes = event.amounts  # rule PR-2: a later line replaces the table
             case CarryOverRateSet():
@@ -217,6 +221,8 @@ class Tournament:
         refusal = self.registration_refusal(event.substitute)
         if refusal is not None:
             raise refusal
+        if event.ema_id is not None:
+            self._check_ema_id_free(event.ema_id, event.player, "ema_id")
         self.players[event.player] = event
         self._player_names[key] = event.player
         if not event.substitute:
@@ -224,6 +230,37 @@ class Tournament:
 
     def _round_one(self) -> RoundState:
         return self.rounds[1]
+
+    def _set_ema_id(self, event: EmaIdSet) -> None:
+        """Set or correct a registered player's EMA number (issue 18, part 6): at any
+        time, as a name's spelling is no rule of play."""
+        registered = self.players.get(event.player)
+        if registered is None:
+            raise IllegalMove(
+                "CONTRACT §1",
+                "player",
+                say(
+                    "player {player_id} is not registered in this tournament",
+                    player_id=repr(event.player),
+                ),
+            )
+        self._check_ema_id_free(event.ema_id, event.player, "ema_id")
+        self.players[event.player] = dataclasses.replace(registered, ema_id=event.ema_id)
+
+    def _check_ema_id_free(self, ema_id: str, player: PlayerId, field: str) -> None:
+        """One EMA number names one player: a second registration of it is a typing error
+        that would give the EMA one player's result twice."""
+        for other in self.players.values():
+            if other.ema_id == ema_id and other.player != player:
+                raise IllegalMove(
+                    "CONTRACT §1",
+                    field,
+                    say(
+                        "EMA number {ema_id} is already player {other}'s",
+                        ema_id=ema_id,
+                        other=repr(other.player),
+                    ),
+                )
 
     def registration_refusal(self, substitute: bool) -> IllegalMove | None:
         """Why a player cannot be registered now, or None.
