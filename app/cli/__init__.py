@@ -191,10 +191,28 @@ def import_log(log: LogArgument) -> None:
 
 
 @cli.command()
-def export(tournament_id: TournamentArgument) -> None:
+def export(
+    tournament_id: TournamentArgument,
+    ema: Annotated[
+        bool, typer.Option("--ema", help="The final results in the EMA's columns (CSV)")
+    ] = False,
+    missing: Annotated[
+        bool, typer.Option("--missing", help="With --ema: the players with no EMA number (CSV)")
+    ] = False,
+    hands: Annotated[
+        bool, typer.Option("--hands", help="Every player's every hand (CSV), for rating sites")
+    ] = False,
+) -> None:
     """Write a tournament's log to stdout.
 
-    Line for line as stored."""
+    Line for line as stored. With --ema, the final results as the European Mahjong
+    Association ranks them instead (README, "Results for ranking bodies (EMA)"); with
+    --ema --missing, who has no EMA number yet; with --hands, every hand."""
+    if ema or missing or hands:
+        from app.cli import exports
+
+        exports.export_results(tournament_id, ema=ema, missing=missing, hands=hands)
+        return
     from app.cli import database
 
     database.export(tournament_id)

@@ -35,7 +35,7 @@ ADMIN = Author("admin")
 # The columns of a registration CSV (CONTRACT §1 `player` fields). The group may be left
 # out where round 1 is not played in groups (rule FM-2): every player is then in group A.
 CSV_REQUIRED = ("id", "name")
-CSV_OPTIONAL = ("group", "country", "substitute", "local_name")
+CSV_OPTIONAL = ("group", "country", "substitute", "local_name", "ema_id")
 _CANONICAL_INTEGER = re.compile(r"0|[1-9][0-9]*")
 _TRUE = {"1", "true", "yes", "y", "x"}
 _FALSE = {"", "0", "false", "no", "n"}
@@ -215,6 +215,8 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
             fields["country"] = cells["country"]
         if cells.get("local_name"):
             fields["local_name"] = cells["local_name"]
+        if cells.get("ema_id"):
+            fields["ema_id"] = cells["ema_id"]  # a string: "04160092" keeps its zero
         substitute = cells.get("substitute", "").lower()
         if substitute not in _TRUE | _FALSE:
             raise LogError(

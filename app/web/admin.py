@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Request, Response
 from fastapi import Path as FastApiPath
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
@@ -20,7 +20,7 @@ from app.domain.bounds import MAX_PLAYERS, MAX_SEED_LENGTH
 from app.domain.draw import RoundDraw
 from app.domain.replay import standings_report
 from app.read.reports import RoundStandings
-from app.services import admin
+from app.services import admin, exports
 from app.services.admin import PlayerRow
 from app.services.store import Appended, TokenRecord
 from app.web.answers import Recorded, recorded, recorded_fields
@@ -133,6 +133,11 @@ class PlayerBody(AdminRequest):
     country: str | None = None
     local_name: str | None = Field(
         default=None, description='The name in the player\'s own script, e.g. "山田 剛"'
+    )
+    ema_id: str | None = Field(
+        default=None,
+        description="The player's EMA number: 8 digits, the first two their national "
+        'association\'s code, e.g. "04160092" (docs/log-format.md)',
     )
 
 
@@ -541,3 +546,67 @@ def revoke_table_tokens(
     """Revoke every live token of one table (rule TK-2), say for a tablet that was lost."""
     revoked = store.revoke_tokens(tournament_id, table=table)
     return RevokedAnswer(revoked=[TokenInfo.of(record) for record in revoked])
+
+
+# -- results for sanctioning bodies and rating sites (issue 18, part 6) ------------------
+
+
+class EmaIdBody(AdminRequest):
+    """An `ema_id` line (docs/log-format.md): sets or corrects a registered player's EMA
+    number."""
+
+    player: PlayerRef
+    ema_id: str = Field(
+        description='8 digits, the first two the national association\'s code, e.g. "04160092"'
+    )
+
+
+class MissingEmaIdAnswer(BaseModel):
+    player: str | int
+    name: str
+    country: str | None
+
+
+def _csv_download(text: str, filename: str) -> Response:
+    return Response(
+        text,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+_CSV_ANSWER: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "CSV"}
+}
+
+
+@router.post("/{tournament_id}/ema-ids", status_code=201, response_model=Recorded)
+def set_ema_id(tournament_id: TournamentId, body: EmaIdBody, store: StoreDep) -> Recorded:
+    """Set or correct a registered player's EMA number, at any time (an `ema_id` line);
+    a number not of the EMA's form, or another player's, is refused."""
+    return recorded(exports.set_ema_id(store, tournament_id, body.player, body.ema_id))
+
+
+@router.get("/{tournament_id}/ema/missing", response_model=list[MissingEmaIdAnswer])
+def missing_ema_ids(tournament_id: TournamentId, store: StoreDep) -> list[MissingEmaIdAnswer]:
+    """The registered players (substitutes aside, rule FM-9) who have no EMA number yet:
+    the EMA's results list them with "-"; check them before the export."""
+    return [
+        MissingEmaIdAnswer(player=m.player, name=m.name, country=m.country)
+        for m in exports.missing(store, tournament_id)
+    ]
+
+
+@router.get("/{tournament_id}/ema.csv", response_class=Response, responses=_CSV_ANSWER)
+def ema_results(tournament_id: TournamentId, store: StoreDep) -> Response:
+    """The final results in the European Mahjong Association's columns (Place, EMA number,
+    Last name, First name, Country, Points, Score; app/domain/ema.py), once the final has
+    ended (rule PR-1)."""
+    return _csv_download(exports.ema_csv(store, tournament_id), f"ema-{tournament_id}.csv")
+
+
+@router.get("/{tournament_id}/hands.csv", response_class=Response, responses=_CSV_ANSWER)
+def every_hand(tournament_id: TournamentId, store: StoreDep) -> Response:
+    """Every player's every hand, a row each (round, segment, table, hand, seat, player,
+    name, result, role, value, delta, running_total), for rating sites."""
+    return _csv_download(exports.hands_csv(store, tournament_id), f"hands-{tournament_id}.csv")

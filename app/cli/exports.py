@@ -1,0 +1,32 @@
+"""The results exports on the configured database (issue 18, part 6): the EMA's results,
+the players missing an EMA number, and every hand. They load the store, never the web app."""
+
+import csv
+import sys
+
+import typer
+
+from app.cli.database import _store
+from app.domain.errors import RuleViolation
+from app.services import exports
+from app.services.errors import NotFound
+
+
+def export_results(tournament_id: int, *, ema: bool, missing: bool, hands: bool) -> None:
+    if hands == (ema or missing):
+        typer.echo("scoreboard export: give --ema (with or without --missing) or --hands", err=True)
+        raise typer.Exit(code=2)
+    store = _store()
+    try:
+        if hands:
+            sys.stdout.write(exports.hands_csv(store, tournament_id))
+        elif missing:
+            out = csv.writer(sys.stdout, lineterminator="\n")
+            out.writerow(("player", "name", "country"))
+            for player in exports.missing(store, tournament_id):
+                out.writerow((player.player, player.name, player.country or ""))
+        else:
+            sys.stdout.write(exports.ema_csv(store, tournament_id))
+    except (NotFound, RuleViolation) as error:
+        typer.echo(f"scoreboard export: {error}", err=True)
+        raise typer.Exit(code=1) from error

@@ -1,0 +1,121 @@
+"""Results for sanctioning bodies and rating sites (issue 18, part 6): the EMA's results
+CSV, the players it would list without an EMA number, a CSV of every player's every hand,
+and the organizer's line that sets or corrects a player's EMA number.
+
+The rows come from the domain (app/domain/ema.py, where the columns and their rules are
+written down); this module reads them off the tournament as it stands and writes them as
+CSV, the one text the CLI and the admin API both hand out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from app.domain.ema import (
+    EMA_COLUMNS,
+    HAND_COLUMNS,
+    EmaRow,
+    ema_rows,
+    hand_rows,
+    missing_ema_ids,
+)
+from app.domain.errors import IllegalMove, say
+from app.domain.hands import PlayerId
+from app.domain.log import EmaIdSet, Event, parse_event
+from app.domain.tournament import Tournament
+from app.services.store import Appended, Author, TournamentStore
+
+ADMIN = Author("admin")
+
+
+@dataclass(frozen=True)
+class MissingEmaId:
+    """A registered player the EMA's results would list without a number."""
+
+    player: PlayerId
+    name: str
+    country: str | None
+
+
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _final_rows(tournament: Tournament) -> list[EmaRow]:
+    if not tournament.complete:
+        # rule PR-1: the final ranking is complete once the final has ended
+        raise IllegalMove(
+            "PR-1",
+            "round",
+            say(
+                "the final (round {final_round}) has not ended: the EMA ranks a tournament's "
+                "final results",
+                final_round=tournament.format.final_round,
+            ),
+        )
+    return ema_rows(tournament.final_ranking(), tournament.players, tournament.rounds)
+
+
+def ema_rows_of(store: TournamentStore, tournament_id: int) -> list[EmaRow]:
+    """The EMA's results rows of a tournament whose final has ended. Raises NotFound, or
+    IllegalMove (rule PR-1) before the final ends."""
+    return store.read(tournament_id, lambda tournament, _: _final_rows(tournament))
+
+
+def ema_csv(store: TournamentStore, tournament_id: int) -> str:
+    """The EMA's results as CSV (EMA_COLUMNS), one row a ranked player."""
+
+    def view(tournament: Tournament, _: int) -> str:
+        whole = tournament.format.ruleset == "ariari"  # rule AA-17: whole points
+        rows = _final_rows(tournament)
+        return _csv(EMA_COLUMNS, (row.cells(points_whole=whole) for row in rows))
+
+    return store.read(tournament_id, view)
+
+
+def missing(store: TournamentStore, tournament_id: int) -> list[MissingEmaId]:
+    """Every registered player but substitutes who has no EMA number yet, in registration
+    order: what the organizer checks before the export."""
+
+    def view(tournament: Tournament, _: int) -> list[MissingEmaId]:
+        return [
+            MissingEmaId(p.player, p.name, p.country) for p in missing_ema_ids(tournament.players)
+        ]
+
+    return store.read(tournament_id, view)
+
+
+def hands_csv(store: TournamentStore, tournament_id: int) -> str:
+    """Every player's every hand as CSV (HAND_COLUMNS), for rating sites."""
+
+    def view(tournament: Tournament, _: int) -> str:
+        rows = hand_rows(
+            tournament.rounds, tournament.players, ariari=tournament.format.game is not None
+        )
+        return _csv(HAND_COLUMNS, (row.cells() for row in rows))
+
+    return store.read(tournament_id, view)
+
+
+def set_ema_id(
+    store: TournamentStore, tournament_id: int, player: PlayerId, ema_id: str
+) -> Appended:
+    """Append an `ema_id` line: the player's EMA number from now on. The log's parser
+    checks the number's form, the rules that the player is registered and that no other
+    player has it; a player named as text ("17") is the registered 17."""
+    line = parse_event({"type": "ema_id", "player": player, "ema_id": ema_id})
+    assert isinstance(line, EmaIdSet)
+
+    def decide(tournament: Tournament) -> list[Event]:
+        registered = tournament.player_named(str(player))
+        named = line.player if registered is None else registered
+        return [EmaIdSet(named, line.ema_id)]
+
+    return store.append(tournament_id, decide, ADMIN)
