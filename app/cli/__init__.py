@@ -137,6 +137,31 @@ def slips(
     offline.slips(log, round_number, out, base_url)
 
 
+@cli.command()
+def sheets(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament's id")],
+    round_number: RoundOption,
+    segment: Annotated[
+        int | None, typer.Option(min=1, help="One segment only (default: every segment)")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The HTML file to write (default: sheets-TID-round-R.html)"),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Address of the hall server for the QR codes (SCOREBOARD_PUBLIC_URL)"),
+    ] = None,
+) -> None:
+    """Write the score sheets of a round, for play on paper.
+
+    From the database: one A4 page per table and segment, with the seats, each hand's
+    dealer, a row per hand, signature lines and a QR code of the scorer's screen."""
+    from app.cli import paper
+
+    paper.sheets(tournament_id, round_number, segment, out, base_url)
+
+
 def _moment(text: str) -> datetime:
     from app.domain.errors import RuleViolation
     from app.domain.log import parse_time

@@ -69,6 +69,11 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "static/judge/*.js",
         "static/ariari.js",
         "web/judge_pages.py",
+        # the paper fallback (issue 18, part 5): the sheet the table fills, the scorer's screen
+        "templates/sheets.html",
+        "templates/scorer.html",
+        "static/scorer.js",
+        "web/scorer.py",
     ),
     "hall": ("templates/hall.html", "static/hall.js", "static/hall/*.js", "web/hall.py"),
     # Babel's `*` matches one character or more: overlay.html itself is named

@@ -16,6 +16,7 @@ from app.web import (
     metrics_page,
     overlay,
     public,
+    scorer,
     spectator,
 )
 
@@ -33,3 +34,4 @@ router.include_router(overlay.router)
 router.include_router(spectator.router)
 router.include_router(judge_pages.router)
 router.include_router(admin_pages.router)
+router.include_router(scorer.router)  # the paper fallback: sheets and the scorer (issue 18)

@@ -278,3 +278,20 @@ def test_scoreboard_sheets_writes_them_from_the_database(
     )
     assert no_address.returncode == 2
     assert "--base-url" in no_address.stderr
+
+
+def test_scoreboard_sheets_never_loads_the_web_app(tmp_path: Path) -> None:
+    # The paper fallback prints when the web pages cannot be reached: from the database alone.
+    from test_cli_imports import WEB, among, loaded
+
+    env = {**os.environ, "SCOREBOARD_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    log = tmp_path / "club.jsonl"
+    log.write_text("".join(line + "\n" for line in club_opening()), encoding="utf-8")
+    assert scoreboard("import", log, env=env).returncode == 0
+    out = tmp_path / "sheets.html"
+
+    address = ("--base-url", "http://10.0.0.5:8000")
+    modules = loaded("sheets", "1", "--round", "1", "--out", str(out), *address, env=env)
+
+    assert among(modules, WEB) == []
+    assert out.is_file()
