@@ -332,7 +332,8 @@ function wireForms() {
 
   onSubmit("slips-form", async (data, as) => {
     const round = integer(data, "round");
-    const path = `/admin/${view.tid}/slips/${round}`;
+    // The paper fallback (issue 18): every table's score sheet of the round, one a page.
+    const path = as === "sheets" ? `/admin/${view.tid}/sheets/${round}` : `/admin/${view.tid}/slips/${round}`;
     if (as === "csv") {
       const response = await request(`${path}.csv`);
       download(await response.blob(), `slips-${view.tid}-round-${round}.csv`);
@@ -344,14 +345,15 @@ function wireForms() {
     try {
       // The slips speak the console's language, whatever the browser asks for.
       const response = await request(`${path}?lang=${encodeURIComponent(language)}`);
-      const url = blobUrl("slips", await response.blob());
+      const url = blobUrl(as === "sheets" ? "sheets" : "slips", await response.blob());
       if (opened) opened.location.href = url;
+      const title = as === "sheets" ? t("Score sheets of round {round}", { round }) : t("Slips of round {round}", { round });
       $("#slips-link").replaceChildren(
         ...sentence(t("{slips} (open again to print)"), {
-          slips: el("a", { href: url, target: "_blank" }, t("Slips of round {round}", { round })),
+          slips: el("a", { href: url, target: "_blank" }, title),
         }),
       );
-      activity(t("Slips of round {round} opened for printing", { round }));
+      if (as !== "sheets") activity(t("Slips of round {round} opened for printing", { round }));
     } catch (error) {
       opened?.close();
       throw error;

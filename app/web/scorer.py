@@ -46,7 +46,9 @@ from app.web.pages import render
 
 router = APIRouter(dependencies=[Depends(languages.tournament_default)])
 
-SegmentQuery = Query(ge=1, le=MAX_NUMBER, description="One segment only (default: every one)")
+SegmentQuery = Query(
+    default=None, ge=1, le=MAX_NUMBER, description="One segment only (default: every one)"
+)
 
 
 # -- the printable sheets ----------------------------------------------------------------

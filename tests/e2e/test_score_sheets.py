@@ -160,3 +160,23 @@ def test_a_sheet_code_or_its_qr_address_opens_the_sheet(page: Any, hall: Any) ->
     page.fill("#sheet-input", "")
     type_keys(page, f"{address}{{Enter}}")
     expect(page.locator("#sheet-title")).to_contain_text("(1-1-1)")
+
+
+def test_the_console_prints_a_rounds_score_sheets(page: Any, hall: Any) -> None:
+    page.goto(f"{hall.base_url}/admin/{hall.tournament_id}")
+    page.fill("#token-input", hall.admin_token)
+    page.press("#token-input", "Enter")
+    expect(page.locator("#slips-form button[value=sheets]")).to_be_visible()
+    with page.expect_popup() as opened:
+        page.click("#slips-form button[value=sheets]")
+    sheets = opened.value
+    sheets.wait_for_url(lambda url: url.startswith("blob:"))  # no token in its address
+    # every table of every seated half of round 1
+    expect(sheets.locator("section.sheet")).to_have_count(len(sheet_rows(hall)))
+    expect(page.locator("#slips-link")).to_contain_text("Score sheets of round 1")
+
+
+def sheet_rows(hall: Any) -> list[dict[str, Any]]:
+    tables = httpx.get(f"{hall.base_url}/api/tournaments/{hall.tournament_id}/tables?round=1")
+    rows: list[dict[str, Any]] = tables.json()["tables"]
+    return rows

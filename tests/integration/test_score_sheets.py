@@ -237,6 +237,9 @@ def test_the_printable_sheets_carry_seats_dealers_signatures_and_a_qr_code(
     assert "Cycle 2, seats:" in html  # rule SE-6
     assert html.count('class="signature"') == 12  # four players, the judge, the scorer
     assert "@page { size: A4" in html
+    every = client.get(f"/admin/{setup.tid}/sheets/1", headers=admin_headers)
+    assert every.status_code == 200  # every seated segment: here the first half only
+    assert every.text.count('class="sheet"') == 2
     refused = client.get(f"/admin/{setup.tid}/sheets/1?segment=3", headers=admin_headers)
     assert refused.status_code == 409
     assert refused.json()["field"] == "segment"
