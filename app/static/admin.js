@@ -591,6 +591,16 @@ function wireForms() {
       const response = await request(api("/log"), { auth: false });
       download(await response.blob(), `tournament-${view.tid}.jsonl`);
       activity(t("Log downloaded (JSON Lines)"));
+    } else if (what === "ema") {
+      // Who the EMA's results would list with "-", before the file (issue 18, part 6).
+      showMissingEma(await getJSON(api("/ema/missing")));
+      const response = await request(api("/ema.csv"));
+      download(await response.blob(), `ema-${view.tid}.csv`);
+      activity(t("EMA results downloaded as CSV"));
+    } else if (what === "hands") {
+      const response = await request(api("/hands.csv"));
+      download(await response.blob(), `hands-${view.tid}.csv`);
+      activity(t("Every hand downloaded as CSV"));
     } else {
       const response = await request(`/admin/${view.tid}/results.csv`);
       download(await response.blob(), `results-${view.tid}.csv`);
@@ -598,8 +608,61 @@ function wireForms() {
     }
   }, { changes: false });
 
+  $("#ema-form").addEventListener("focusin", fillEmaPlayers);
+  onSubmit("ema-form", async (data, _, form) => {
+    const player = text(data, "player");
+    const registered = view.state?.players.find((p) => String(p.id) === player);
+    const ema_id = text(data, "ema_id");
+    await post(api("/ema-ids"), { player: registered ? registered.id : player, ema_id });
+    activity(t("EMA number of {player} set to {ema_id}", { player: nameOf(player), ema_id }));
+    form.reset();
+    if (!$("#ema-missing").hidden) showMissingEma(await getJSON(api("/ema/missing")));
+  }, { changes: false });
+
   $("#sign-out").addEventListener("click", () => signOut(t("Signed out.")));
   window.addEventListener("popstate", () => location.reload());
+}
+
+// -- results for ranking bodies (EMA) -----------------------------------------------------------
+
+function fillEmaPlayers() {
+  $("#ema-players").replaceChildren(
+    ...(view.state?.players ?? []).map((player) =>
+      el("option", { value: player.id }, view.names.get(String(player.id))?.name ?? ""),
+    ),
+  );
+}
+
+/** @param {{ player: string | number, name: string, country: string | null }[]} missing */
+function showMissingEma(missing) {
+  const box = $("#ema-missing");
+  box.hidden = false;
+  if (!missing.length) {
+    box.replaceChildren(el("p", {}, t("Every ranked player has an EMA number.")));
+    return;
+  }
+  box.replaceChildren(
+    el(
+      "p",
+      {},
+      tn(
+        "{count} player has no EMA number; the EMA's results list them with “-”:",
+        "{count} players have no EMA number; the EMA's results list them with “-”:",
+        missing.length,
+      ),
+    ),
+    el(
+      "ul",
+      { class: "ema-missing-list" },
+      missing.map((player) =>
+        el(
+          "li",
+          { translate: "no", dataset: { player: String(player.player) } },
+          player.country ? `${nameOf(player.player)} · ${player.country}` : nameOf(player.player),
+        ),
+      ),
+    ),
+  );
 }
 
 // -- blobs: printouts and downloads ------------------------------------------------------------
