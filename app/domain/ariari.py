@@ -402,6 +402,7 @@ class Game:
     counters: int  # counters for the next hand
     ended: EndReason | None
     standings: tuple[Standing, ...] = ()  # seat order, once the game has ended
+    passes: int = 0  # how often the deal has passed (rule AA-8)
 
     def results(self) -> dict[PlayerId, int]:
         """rule AA-17: each player's result so far: points minus start during play, with
@@ -429,12 +430,33 @@ class Game:
 def play_game(seats: Seats, hands: Sequence[tuple[int, AriAriResult]], rules: AriAriRules) -> Game:
     """Play a table's game from the first deal: `hands` are (hand number, result) in
     order. Raises HandRefused naming the first hand that breaks a rule."""
-    points = {p: rules.start_points for p in seats}
-    passes = 0  # how often the deal has passed (rule AA-8)
-    counters = 0
-    bets = 0
-    ended: EndReason | None = None
-    played: list[HandPlay] = []
+    return continue_game(new_game(seats, rules), hands)
+
+
+def new_game(seats: Seats, rules: AriAriRules) -> Game:
+    """A game before its first deal (rule AA-1)."""
+    return Game(
+        seats=seats,
+        rules=rules,
+        hands=(),
+        points=tuple((p, rules.start_points) for p in seats),
+        bets=0,
+        dealer=seats[0],
+        counters=0,
+        ended=None,
+    )
+
+
+def continue_game(game: Game, hands: Sequence[tuple[int, AriAriResult]]) -> Game:
+    """The game once `hands` are played after the ones it holds: how what a player needs
+    (app/domain/needs.py) plays one more hand without playing the game again."""
+    seats, rules = game.seats, game.rules
+    points = dict(game.points)
+    passes = game.passes  # how often the deal has passed (rule AA-8)
+    counters = game.counters
+    bets = game.bets
+    ended = game.ended
+    played = list(game.hands)
     for number, result in hands:
         try:
             if ended is not None:
@@ -483,6 +505,7 @@ def play_game(seats: Seats, hands: Sequence[tuple[int, AriAriResult]], rules: Ar
         counters=counters,
         ended=ended,
         standings=end_of_game(seats, points, bets, rules) if ended is not None else (),
+        passes=passes,
     )
 
 

@@ -10,8 +10,14 @@ their own discard, and stay over the line.
 A - 1 of the others (A advance), also after the hand. A total level with the line leaves
 the tie-break (rules ST-4, ST-5) to decide, which no single hand's value can promise.
 
+At an Ari Ari table (rules AA-2 to AA-6, AA-14 to AA-17) the sizes of a win are the bases
+fan and fu give, up to a yakuman; the next hand is played on from the game as it stands, so
+the counters, the riichi bets on the table, who deals and, where the hand ends the game, the
+leftover bets and the uma all count. The value stated is the hand's own worth as rule AA-22
+counts it: what a ron's discarder pays, or the three payments of a tsumo, before counters.
+
 Pure: no I/O, no clock. One hand at a time: what the rest of the round brings is not
-guessed. Ari Ari tables (AA rules) are not answered here yet.
+guessed.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import partial
 
+from app.domain import ariari
 from app.domain.hands import Discard, HandResult, PlayerId, SelfDraw, settle
 
 
@@ -52,33 +58,88 @@ def over_the_line(totals: Mapping[PlayerId, Fraction], player: PlayerId, advance
     return level_or_better < advance
 
 
-def after(
-    totals: Mapping[PlayerId, Fraction],
-    result: HandResult,
-    seats: Sequence[PlayerId],
-    *,
-    min_value: int,
-    max_value: int,
-) -> dict[PlayerId, Fraction]:
-    """The totals once the hand is paid at the table (rule HS-2)."""
-    settled = settle(result, seats, min_value=min_value, max_value=max_value)
-    moved = dict(totals)
-    for seated, delta in settled.deltas:
-        moved[seated] = moved[seated] + delta
-    return moved
+# What the next hand pays, by the size of the win (index 0 the smallest): the point changes
+# at the table and the hand's value as stated. `winner`, then the discarder (None: self-draw).
+Payoff = Callable[[PlayerId, PlayerId | None, int], tuple[Mapping[PlayerId, Fraction], int]]
 
 
-def _smallest(
-    lifts: Callable[[int], bool],
-    min_value: int,
-    max_value: int,
-) -> int | None:
-    """The smallest value in the bounds for which `lifts(value)` holds, where it holds for
-    every bigger value once it holds for one (a bigger win only moves the winner up and the
-    others down); None if it holds for none."""
-    if not lifts(max_value):
+@dataclass(frozen=True)
+class Payoffs:
+    sizes: int  # how many sizes of win there are
+    pay: Payoff
+    # Whether each payer's loss keeps the order among the losers, as WSOM's equal payments
+    # do (rule HS-2): then a size that drops a player drops them at every bigger size too and
+    # a binary search finds the line. An Ari Ari dealer pays double on a tsumo (rule AA-3), so
+    # a bigger tsumo can take the dealer below a player a smaller one left behind: every size
+    # is tried, smallest first.
+    monotone: bool
+
+
+def wsom_payoffs(seats: Sequence[PlayerId], *, min_value: int, max_value: int) -> Payoffs:
+    """rule HS-2 at a table seating `seats`, for every value the bounds allow (rule HS-3)."""
+
+    def pay(
+        winner: PlayerId, discarder: PlayerId | None, size: int
+    ) -> tuple[Mapping[PlayerId, Fraction], int]:
+        value = min_value + size
+        result: HandResult = (
+            SelfDraw(winner, value) if discarder is None else Discard(winner, discarder, value)
+        )
+        settled = settle(result, seats, min_value=min_value, max_value=max_value)
+        return {seated: Fraction(delta) for seated, delta in settled.deltas}, value
+
+    return Payoffs(max_value - min_value + 1, pay, monotone=True)
+
+
+def _ariari_wins(counters: int) -> list[tuple[int, int | None, int | None, str | None]]:
+    """(base, fan, fu, limit) for each base a win can have, smallest first, one hand each
+    (rule AA-2): with five or more counters only hands of two fan or more, which two yaku
+    need (rule AA-7)."""
+    least_fan = 2 if counters >= ariari.TWO_YAKU_COUNTERS else 1
+    hands: dict[int, tuple[int, int | None, int | None, str | None]] = {}
+    for fan in range(least_fan, 5):
+        for fu in sorted(ariari.VALID_FU):
+            base = ariari.base_points(ariari.Win("", 1, fan, fu))
+            hands.setdefault(base, (base, fan, fu, None))
+    for limit, base in ariari.LIMITS.items():
+        hands.setdefault(base, (base, None, None, limit))
+    return sorted(hands.values())
+
+
+def ariari_payoffs(game: ariari.Game) -> Payoffs:
+    """The next hand of an Ari Ari `game` (rules AA-3 to AA-6), played on from where it
+    stands, with each player's change in their result for the game (rule AA-17): a hand
+    that ends the game brings the leftover bets and the uma (AA-14 to AA-16)."""
+    before = game.results()
+    number = game.hands[-1].number + 1 if game.hands else 1
+    wins = _ariari_wins(game.counters)
+
+    def pay(
+        winner: PlayerId, discarder: PlayerId | None, size: int
+    ) -> tuple[Mapping[PlayerId, Fraction], int]:
+        _, fan, fu, limit = wins[size]
+        yaku = 1 if fan == 1 else 2
+        win = ariari.Win(winner, yaku, fan, fu, limit)
+        result: ariari.AriAriResult = (
+            ariari.Tsumo(win) if discarder is None else ariari.Ron(discarder, (win,))
+        )
+        played = ariari.continue_game(game, [(number, result)])
+        after_hand = played.results()
+        moved = {p: Fraction(after_hand[p] - before[p]) for p in game.seats}
+        return moved, played.hands[-1].wins[0][1]
+
+    return Payoffs(len(wins), pay, monotone=False)
+
+
+def _smallest(lifts: Callable[[int], bool], sizes: int, monotone: bool) -> int | None:
+    """The smallest size for which `lifts(size)` holds; None if it holds for none. With
+    `monotone`, it holds for every bigger size once it holds for one (a bigger win only moves
+    the winner up and the others down in step)."""
+    if not monotone:
+        return next((size for size in range(sizes) if lifts(size)), None)
+    if not lifts(sizes - 1):
         return None
-    low, high = min_value, max_value
+    low, high = 0, sizes - 1
     while low < high:
         middle = (low + high) // 2
         if lifts(middle):
@@ -88,18 +149,18 @@ def _smallest(
     return low
 
 
-def _biggest(
-    holds: Callable[[int], bool],
-    min_value: int,
-    max_value: int,
-) -> int | None:
-    """The biggest value in the bounds for which `holds(value)`, where it fails for every
-    bigger value once it fails for one; None if it holds for all, 0 if for none."""
-    if holds(max_value):
+def _biggest(holds: Callable[[int], bool], sizes: int, monotone: bool) -> int | None:
+    """The biggest size up to which `holds` for every size: the loss a player can take and
+    stay through whatever its size below it. None if it holds for all, -1 if not even for the
+    smallest. With `monotone`, once it fails it fails for every bigger size."""
+    if not monotone:
+        failing = next((size for size in range(sizes) if not holds(size)), None)
+        return None if failing is None else failing - 1
+    if holds(sizes - 1):
         return None
-    if not holds(min_value):
-        return 0
-    low, high = min_value, max_value
+    if not holds(0):
+        return -1
+    low, high = 0, sizes - 1
     while low < high:
         middle = (low + high + 1) // 2
         if holds(middle):
@@ -118,27 +179,56 @@ def needs(
     min_value: int,
     max_value: int,
 ) -> Needs:
-    """What `player`, seated at `seats`, needs from the next hand to be over the cut of a
-    round where `advance` go through, with every ranked player's total as it stands."""
+    """What `player`, seated at `seats` at a WSOM table, needs from the next hand to be over
+    the cut of a round where `advance` go through, with every ranked player's total as it
+    stands (rules ST-3, HS-2, HS-3)."""
+    payoffs = wsom_payoffs(seats, min_value=min_value, max_value=max_value)
+    return needs_at_table(totals, player, seats, advance, payoffs)
+
+
+def ariari_needs(
+    totals: Mapping[PlayerId, Fraction], player: PlayerId, game: ariari.Game, advance: int
+) -> Needs:
+    """needs() for a player in an Ari Ari `game` that has not ended (rules AA-2 to AA-17)."""
+    return needs_at_table(totals, player, game.seats, advance, ariari_payoffs(game))
+
+
+def needs_at_table(
+    totals: Mapping[PlayerId, Fraction],
+    player: PlayerId,
+    seats: Sequence[PlayerId],
+    advance: int,
+    payoffs: Payoffs,
+) -> Needs:
+    """What `player` needs from the next hand at their table, paid by `payoffs`."""
     opponents = [seated for seated in seats if seated != player]
 
-    def through_after(hand: Callable[[int], HandResult]) -> Callable[[int], bool]:
-        """Whether the player is over the line once `hand(value)` is paid."""
-        return lambda value: over_the_line(
-            after(totals, hand(value), seats, min_value=min_value, max_value=max_value),
-            player,
-            advance,
-        )
+    def through_after(winner: PlayerId, discarder: PlayerId | None) -> Callable[[int], bool]:
+        """Whether the player is over the line once that hand of a size is paid."""
 
+        def through(size: int) -> bool:
+            moved = dict(totals)
+            for seated, delta in payoffs.pay(winner, discarder, size)[0].items():
+                moved[seated] = moved[seated] + delta
+            return over_the_line(moved, player, advance)
+
+        return through
+
+    def value(winner: PlayerId, discarder: PlayerId | None, size: int | None) -> int | None:
+        if size is None:
+            return None
+        if size < 0:
+            return 0  # rule HS-3: even the smallest win is too much
+        return payoffs.pay(winner, discarder, size)[1]
+
+    sizes = (payoffs.sizes, payoffs.monotone)
     if not over_the_line(totals, player, advance):
         return Needs(
             player,
             above=False,
-            self_draw=_smallest(through_after(partial(SelfDraw, player)), min_value, max_value),
+            self_draw=value(player, None, _smallest(through_after(player, None), *sizes)),
             discard={
-                other: _smallest(
-                    through_after(partial(Discard, player, other)), min_value, max_value
-                )
+                other: value(player, other, _smallest(through_after(player, other), *sizes))
                 for other in opponents
             },
         )
@@ -146,11 +236,11 @@ def needs(
         player,
         above=True,
         lose_self_draw={
-            other: _biggest(through_after(partial(SelfDraw, other)), min_value, max_value)
+            other: value(other, None, _biggest(through_after(other, None), *sizes))
             for other in opponents
         },
         lose_discard={
-            other: _biggest(through_after(partial(Discard, other, player)), min_value, max_value)
+            other: value(other, player, _biggest(through_after(other, player), *sizes))
             for other in opponents
         },
     )

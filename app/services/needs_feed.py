@@ -5,7 +5,8 @@ Columns (a flat row, as every feed): the standing's (Position ... To cut exact),
 - Table, Hands left: where the player is playing now and the hands their segment has left;
 - Needs: `over the line`, `can reach` (below it, and one hand can lift them), `out of reach`
   (no value up to the maximum does), `no hand left` (their segment is over, or they are not
-  seated now), or null in an Ari Ari round (not answered yet);
+  seated now); in an Ari Ari round the values are the hand's worth in points (rule AA-22) and
+  Hands left is null (a game ends by its rotation, rule AA-12, not by a count);
 - Needs self-draw, Needs discard: below the line, the smallest self-draw, and the smallest
   discard win from the opponent whose discard lifts them soonest (rules ST-3, HS-2, HS-3);
 - Can lose self-draw, Can lose discard: above the line, the biggest opponent's self-draw they
@@ -18,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
+from app.domain import ariari
 from app.domain.hands import PlayerId
-from app.domain.needs import needs
+from app.domain.needs import ariari_needs, needs
 from app.domain.replay import StandingRowData
 from app.domain.tournament import Tournament
 from app.read.views import SeatInSegment
@@ -55,7 +57,7 @@ def needs_columns(
     empty: dict[str, Value] = dict.fromkeys(COLUMNS_AFTER_STANDING)
     state = tournament.current_round
     advance = state.format.advance
-    if tournament.format.ruleset == "ariari" or advance is None:
+    if advance is None:
         return empty
     player = tournament.player_named(str(row["player"]))
     table = None if seat is None else state.tables.get((seat["segment"], seat["table"]))
@@ -63,18 +65,19 @@ def needs_columns(
     following = None if table is None else table.next_hand(planned)
     if player is None or seat is None or table is None or following is None:
         return {**empty, "Table": None if seat is None else seat["table"], "Needs": "no hand left"}
-    answer = needs(
-        totals,
-        player,
-        table.seats,
-        advance,
-        min_value=tournament.format.min_value,
-        max_value=tournament.format.max_value,
-    )
+    fmt = tournament.format
+    if fmt.ruleset == "ariari":
+        assert fmt.game is not None
+        game = table.game or ariari.new_game(table.seats, fmt.game)
+        answer = ariari_needs(totals, player, game, advance)
+    else:
+        answer = needs(
+            totals, player, table.seats, advance, min_value=fmt.min_value, max_value=fmt.max_value
+        )
     columns: dict[str, Value] = {
         **empty,
         "Table": seat["table"],
-        "Hands left": planned - following + 1,
+        "Hands left": None if fmt.ruleset == "ariari" else planned - following + 1,
     }
     if answer.above:
         columns["Needs"] = "over the line"

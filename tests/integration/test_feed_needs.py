@@ -8,6 +8,7 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
+from test_ariari_api import ARIARI_LOG, accepted, ron
 from test_feeds import enter_first_hand
 
 from app.services import feeds
@@ -55,3 +56,23 @@ def test_needs_in_words_of_a_language(client: TestClient, club: Setup) -> None:
     said = json.loads(client.get(f"/feeds/{club.tid}/needs.json?lang=ja").content)
     assert {row["Player"]: row["Needs"] for row in said}["cleo"] == "1局で通過圏に届く"
     assert {row["Player"]: row["Needs"] for row in said}["bo"] == "通過圏内"
+
+
+def test_needs_at_an_ariari_table(client: TestClient, store: TournamentStore) -> None:
+    cup = open_tournament(store, club_opening(ARIARI_LOG))
+    # rule AA-3: p3 ron on p2's discard, 3 fan 30 fu: 3,900 (p2 -3,900, p3 +3,900)
+    accepted(client, cup, 1, 1, ron("p2", "p3", fan=3, fu=30))
+    rows = {
+        row["Player"]: row for row in json.loads(client.get(f"/feeds/{cup.tid}/needs.json").content)
+    }
+    # p2 on -3,900 deals now (rule AA-8: p3 won, the deal passed) and must pass the four on 0
+    # at table 2 (rule ST-3, 4 advance). A dealer's ron is 6 x base (rule AA-3): 1 fan 90 fu
+    # gives 4,320, paid 4,400 (+500); the next smaller, 3,900, leaves p2 level on 0. A
+    # dealer's tsumo is 2 x base from each: 3 x 1,500 = 4,500; 3 x 1,300 = 3,900 is level.
+    p2 = rows["p2"]
+    assert (p2["Table"], p2["Hands left"], p2["Needs"]) == (1, None, "can reach")
+    assert (p2["Needs self-draw"], p2["Needs discard"]) == (4500, 4400)
+    # p3 leads on 3,900: over the line, and can lose a hand up to a size before they fall
+    p3 = rows["p3"]
+    assert p3["Needs"] == "over the line" and p3["Needs self-draw"] is None
+    assert 0 < p3["Can lose discard"] < p3["Can lose self-draw"]
