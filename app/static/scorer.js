@@ -10,7 +10,7 @@
 // The scorer signs in with the admin token, kept in sessionStorage under the console's key
 // (this tab only; static/admin.js): a table token opens one table, a pile of sheets holds many.
 
-import { formatNumber, t } from "/static/i18n.js";
+import { formatNumber, t, tn } from "/static/i18n.js";
 import { SEAT_WORDS, handDeltas, signed } from "/static/judge/state.js";
 
 const TOKEN_KEY = "wsom.adminToken";
@@ -462,11 +462,11 @@ function review() {
     ),
   );
   $("#review-sum").textContent = balanced
-    ? t("{count} hands; every row sums to zero (rule HS-2).", { count: lines.length })
+    ? tn("{count} hand; every row sums to zero (rule HS-2).", "{count} hands; every row sums to zero (rule HS-2).", lines.length)
     : t("A row does not sum to zero: check it against the sheet (rule HS-2).");
   $("#send-problem").textContent = "";
   $("#send-button").disabled = !balanced;
-  $("#send-button").textContent = t("Send {count} hands", { count: lines.length });
+  $("#send-button").textContent = tn("Send {count} hand", "Send {count} hands", lines.length);
   show(["sheet", "review"]);
   $("#send-button").focus();
 }

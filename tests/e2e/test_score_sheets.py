@@ -180,3 +180,29 @@ def sheet_rows(hall: Any) -> list[dict[str, Any]]:
     tables = httpx.get(f"{hall.base_url}/api/tournaments/{hall.tournament_id}/tables?round=1")
     rows: list[dict[str, Any]] = tables.json()["tables"]
     return rows
+
+
+def test_the_scorer_and_the_sheets_have_no_untranslated_text(page: Any, hall: Any) -> None:
+    # The pseudo-locale (issue 17): every string that went through a catalog reads ⟦...⟧.
+    from i18n_support import unmarked_text
+
+    page.goto(f"{hall.base_url}/scorer/{hall.tournament_id}?sheet=1-1-5&lang=en-XA")
+    expect(page.locator("#token-input")).to_be_focused()
+    assert unmarked_text(page) == []
+    type_keys(page, f"{hall.admin_token}{{Enter}}")
+    expect(page.locator("#rows tbody tr")).to_have_count(8)
+    type_keys(page, "1230{Enter}3s8{Enter}d7")  # a bad winner in row 4, with its message
+    winner_4 = page.locator("#rows tbody tr:nth-child(4) input[name=winner]")
+    expect(winner_4).to_have_attribute("aria-invalid", "true")
+    assert unmarked_text(page) == []
+    type_keys(page, "{Backspace}{Control+Enter}")
+    expect(page.locator("#review")).to_be_visible()
+    assert unmarked_text(page) == []
+
+    html = httpx.get(
+        f"{hall.base_url}/admin/{hall.tournament_id}/sheets/1?segment=1&lang=en-XA",
+        headers=admin(hall),
+    )
+    page.set_content(html.text)
+    expect(page.locator("section.sheet").first).to_be_visible()
+    assert unmarked_text(page) == []
