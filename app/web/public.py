@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.db import queries
 from app.domain.errors import say
-from app.domain.log import PlayerRegistered, format_time
+from app.domain.log import PlayerRegistered, format_time, parse_time
 from app.domain.replay import clock_report, game_report
 from app.domain.tournament import SeatName, Tournament
 from app.read.reports import (
@@ -28,6 +28,7 @@ from app.read.reports import (
 )
 from app.read.views import PlayerRound as PlayerRoundView
 from app.read.views import States, player_round, row_of, table_view
+from app.services import history
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
 from app.web.deps import RoundParam, StoreDep, TableNumber, TournamentId, TournamentsDep
@@ -49,6 +50,11 @@ class StandingsAnswer(BaseModel):
     version: int
     rounds: list[RoundStandings]
     final_ranking: list[FinalPlaceReport]
+    # with ?at= only (issue 18): the moment answered and the log's span, for a time slider
+    at: str | None = Field(default=None, description="With `at`: the moment answered (UTC)")
+    lines: int | None = Field(default=None, description="With `at`: the log's lines up to it")
+    first_time: str | None = Field(default=None, description="With `at`: the log's first time")
+    last_time: str | None = Field(default=None, description="With `at`: the log's latest time")
 
 
 class TournamentListed(BaseModel):
@@ -216,10 +222,26 @@ def tournament_summary(tournament_id: TournamentId, store: StoreDep) -> Tourname
     "/{tournament_id}/standings", response_model=StandingsAnswer, response_model_exclude_unset=True
 )
 def standings(
-    tournament_id: TournamentId, store: StoreDep, round_number: RoundParam = None
+    tournament_id: TournamentId,
+    store: StoreDep,
+    round_number: RoundParam = None,
+    at: Annotated[
+        str | None,
+        Query(
+            max_length=64,
+            description="ISO 8601 with its offset (`2026-11-29T10:30:00Z`; write `+` as "
+            "`%2B`): the standings as they were then, the log replayed up to that moment. "
+            "A moment before the tournament gives it as declared (no players); a later one "
+            "than now gives now.",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """One round's standings with the cut line and any tie at it (rules ST-1 to ST-7), and
-    the final ranking so far (PR-1 to PR-3): the shape of `scoreboard replay` (CONTRACT §2)."""
+    the final ranking so far (PR-1 to PR-3): the shape of `scoreboard replay` (CONTRACT §2).
+    With `at` (issue 18), as they were at that moment, with `at`, `lines`, `first_time` and
+    `last_time` besides."""
+    if at is not None:
+        return history.standings_at(store, tournament_id, _moment(at), round_number)
 
     def view(tournament: Tournament, version: int) -> dict[str, Any]:
         number = round_state(tournament, round_number).number
@@ -231,6 +253,14 @@ def standings(
         }
 
     return store.read(tournament_id, view)
+
+
+def _moment(raw: str) -> datetime:
+    """`?at=` as a moment: an ISO 8601 time with its offset (CONTRACT §1's times), within
+    the years a tournament's times lie in. A `+` sent unescaped reads as a space: taken
+    back."""
+    date, separator, time = raw.partition("T")
+    return parse_time(date + separator + time.replace(" ", "+"), "at", "issue 18")
 
 
 @router.get("/{tournament_id}/tables", response_model=TablesAnswer)
