@@ -236,13 +236,15 @@ class HandRow:
     segment: int
     table: int
     hand: int
-    seat: SeatName
+    seat: SeatName  # in the hand's cycle (SE-6 to SE-9); in an Ari Ari game, at its start
     player: PlayerId
     name: str
     result: str  # the hand's kind as the log writes it: self_draw, discard, draw, ron...
     role: str  # winner, discarder (or the chombo's offender), or empty
     value: int | None  # the winner's hand value (HS-4; AA fan and fu as counted, AA-22)
-    delta: int  # the player's point change in the hand (HS-2, AA-3; SC-1)
+    # the player's point change in the hand (HS-2, AA-3; SC-1): a riichi bet leaves it (AA-5),
+    # and an Ari Ari game's last hand carries the leftover bets and the uma (AA-15, AA-16)
+    delta: int
     running_total: int  # the sum of their changes in the round through this hand
 
     def cells(self) -> tuple[str | int, ...]:

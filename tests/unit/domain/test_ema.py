@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.domain.ema import (
     EMA_COLUMNS,
@@ -273,3 +275,38 @@ def test_every_hand_has_a_row_per_player_with_running_totals() -> None:
         "finn": "winner",
         "gwen": "discarder",
     }
+
+
+ARIARI = Path(__file__).parents[3] / "examples" / "ariari.jsonl"
+
+
+def test_an_ari_ari_tournament_gives_whole_points_and_zero_sum_games() -> None:
+    tournament = replay_lines(ARIARI.read_text(encoding="utf-8").splitlines())
+    rows = ema_rows(tournament.final_ranking(), tournament.players, tournament.rounds)
+    assert rows[0].cells(points_whole=True) == ("1", "-", "Stone", "Ben", "GB", "10", "29275")
+    hands = hand_rows(tournament.rounds, tournament.players, ariari=True)
+    games = {(r.round, r.segment, r.table) for r in hands}
+    for game in games:
+        # rule AA-5: a riichi bet leaves its owner's points for the table, so a hand need not
+        # be zero-sum; the bets go to a winner or, at the end, to the first (AA-15): the game is
+        assert sum(r.delta for r in hands if (r.round, r.segment, r.table) == game) == 0
+    for round_number, state in tournament.rounds.items():
+        penalties: dict[object, int] = {}
+        for penalty in state.penalties:
+            penalties[penalty.player] = penalties.get(penalty.player, 0) + penalty.points
+        for player, play in state.play.items():
+            mine = [r for r in hands if r.round == round_number and r.player == player]
+            assert mine[-1].running_total == play - penalties.get(player, 0)
+
+
+@given(st.lists(st.integers(-200, 200), min_size=4, max_size=4))
+def test_table_points_always_share_seven_and_follow_the_scores(scores: list[int]) -> None:
+    seated = dict(zip("abcd", scores, strict=True))
+    points = table_points(seated)
+    assert sum(points.values()) == 7  # 4 + 2 + 1 + 0, however the four are level
+    for a in seated:
+        for b in seated:
+            if seated[a] > seated[b]:
+                assert points[a] > points[b]  # a better score never takes fewer points
+            if seated[a] == seated[b]:
+                assert points[a] == points[b]  # level players share evenly
