@@ -1,7 +1,6 @@
 """The results exports on the configured database (issue 18, part 6): the EMA's results,
 the players missing an EMA number, and every hand. They load the store, never the web app."""
 
-import csv
 import sys
 
 import typer
@@ -21,10 +20,7 @@ def export_results(tournament_id: int, *, ema: bool, missing: bool, hands: bool)
         if hands:
             sys.stdout.write(exports.hands_csv(store, tournament_id))
         elif missing:
-            out = csv.writer(sys.stdout, lineterminator="\n")
-            out.writerow(("player", "name", "country"))
-            for player in exports.missing(store, tournament_id):
-                out.writerow((player.player, player.name, player.country or ""))
+            sys.stdout.write(exports.missing_csv(store, tournament_id))
         else:
             sys.stdout.write(exports.ema_csv(store, tournament_id))
     except (NotFound, RuleViolation) as error:

@@ -29,6 +29,7 @@ from app.domain.tournament import Tournament
 from app.services.store import Appended, Author, TournamentStore
 
 ADMIN = Author("admin")
+MISSING_COLUMNS = ("player", "name", "country")
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,25 @@ class MissingEmaId:
     country: str | None
 
 
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+# A cell a spreadsheet would read as a formula: the EMA's file is opened in one, and a
+# registered name is whatever the organizer was sent ("=HYPERLINK(...)").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text_cell(text: str) -> str:
+    """A name as a spreadsheet shows it, never as a formula it runs (OWASP, CSV injection)."""
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+def _csv(
+    header: Sequence[str], rows: Iterable[Sequence[object]], text_columns: Sequence[str]
+) -> str:
+    texts = {header.index(column) for column in text_columns}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    for row in rows:
+        writer.writerow([_text_cell(str(c)) if i in texts else c for i, c in enumerate(row)])
     return out.getvalue()
 
 
@@ -75,7 +90,8 @@ def ema_csv(store: TournamentStore, tournament_id: int) -> str:
     def view(tournament: Tournament, _: int) -> str:
         whole = tournament.format.ruleset == "ariari"  # rule AA-17: whole points
         rows = _final_rows(tournament)
-        return _csv(EMA_COLUMNS, (row.cells(points_whole=whole) for row in rows))
+        cells = (row.cells(points_whole=whole) for row in rows)
+        return _csv(EMA_COLUMNS, cells, ("Last name", "First name", "Country"))
 
     return store.read(tournament_id, view)
 
@@ -92,6 +108,12 @@ def missing(store: TournamentStore, tournament_id: int) -> list[MissingEmaId]:
     return store.read(tournament_id, view)
 
 
+def missing_csv(store: TournamentStore, tournament_id: int) -> str:
+    """`missing` as CSV: player, name, country."""
+    rows = ((m.player, m.name, m.country or "") for m in missing(store, tournament_id))
+    return _csv(MISSING_COLUMNS, rows, MISSING_COLUMNS)
+
+
 def hands_csv(store: TournamentStore, tournament_id: int) -> str:
     """Every player's every hand as CSV (HAND_COLUMNS), for rating sites."""
 
@@ -99,7 +121,7 @@ def hands_csv(store: TournamentStore, tournament_id: int) -> str:
         rows = hand_rows(
             tournament.rounds, tournament.players, ariari=tournament.format.game is not None
         )
-        return _csv(HAND_COLUMNS, (row.cells() for row in rows))
+        return _csv(HAND_COLUMNS, (row.cells() for row in rows), ("player", "name"))
 
     return store.read(tournament_id, view)
 

@@ -215,3 +215,24 @@ def test_the_command_line_exports_the_same_csv(
     assert unknown.returncode == 1 and "999" in unknown.stderr
     both = scoreboard("export", str(tid), "--ema", "--hands", env=env)
     assert both.returncode == 2
+
+
+def test_a_name_a_spreadsheet_would_run_is_written_as_text(
+    client: TestClient, admin_headers: dict[str, str], database_url: str
+) -> None:
+    created = client.post(
+        "/api/tournaments", json={"name": "Trap Open", "format": "wsom2008"}, headers=admin_headers
+    )
+    tid = created.json()["id"]
+    trap = '=HYPERLINK("http://x","y")'
+    answer = client.post(
+        f"/api/tournaments/{tid}/players",
+        json=[{"id": "P1", "name": trap, "group": "A", "country": "@NL"}],
+        headers=admin_headers,
+    )
+    assert answer.status_code == 201, answer.text
+    env = {**os.environ, "SCOREBOARD_DATABASE_URL": database_url}
+    listed = scoreboard("export", str(tid), "--ema", "--missing", env=env)
+    assert listed.returncode == 0, listed.stderr
+    (row,) = _rows(listed.stdout)
+    assert row == {"player": "P1", "name": "'" + trap, "country": "'@NL"}
