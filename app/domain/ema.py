@@ -164,9 +164,9 @@ class EmaRow:
     table_points: Fraction
     score: Fraction
 
-    def cells(self, *, points_whole: bool = False) -> tuple[str, ...]:
-        """The row as text in EMA_COLUMNS' order (`points_whole`: an Ari Ari score)."""
-        score = str(int(self.score)) if points_whole else decimal_text(self.score)
+    def cells(self) -> tuple[str, ...]:
+        """The row as text in EMA_COLUMNS' order (an Ari Ari total is whole, AA-17, and
+        written so)."""
         return (
             str(self.place),
             self.ema_id or NO_EMA_ID,
@@ -174,7 +174,7 @@ class EmaRow:
             self.first_name,
             self.country,
             decimal_text(self.table_points),
-            score,
+            decimal_text(self.score),
         )
 
 

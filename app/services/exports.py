@@ -78,19 +78,11 @@ def _final_rows(tournament: Tournament) -> list[EmaRow]:
     return ema_rows(tournament.final_ranking(), tournament.players, tournament.rounds)
 
 
-def ema_rows_of(store: TournamentStore, tournament_id: int) -> list[EmaRow]:
-    """The EMA's results rows of a tournament whose final has ended. Raises NotFound, or
-    IllegalMove (rule PR-1) before the final ends."""
-    return store.read(tournament_id, lambda tournament, _: _final_rows(tournament))
-
-
 def ema_csv(store: TournamentStore, tournament_id: int) -> str:
     """The EMA's results as CSV (EMA_COLUMNS), one row a ranked player."""
 
     def view(tournament: Tournament, _: int) -> str:
-        whole = tournament.format.ruleset == "ariari"  # rule AA-17: whole points
-        rows = _final_rows(tournament)
-        cells = (row.cells(points_whole=whole) for row in rows)
+        cells = (row.cells() for row in _final_rows(tournament))
         return _csv(EMA_COLUMNS, cells, ("Last name", "First name", "Country"))
 
     return store.read(tournament_id, view)

@@ -283,7 +283,7 @@ ARIARI = Path(__file__).parents[3] / "examples" / "ariari.jsonl"
 def test_an_ari_ari_tournament_gives_whole_points_and_zero_sum_games() -> None:
     tournament = replay_lines(ARIARI.read_text(encoding="utf-8").splitlines())
     rows = ema_rows(tournament.final_ranking(), tournament.players, tournament.rounds)
-    assert rows[0].cells(points_whole=True) == ("1", "-", "Stone", "Ben", "GB", "10", "29275")
+    assert rows[0].cells() == ("1", "-", "Stone", "Ben", "GB", "10", "29275")
     hands = hand_rows(tournament.rounds, tournament.players, ariari=True)
     games = {(r.round, r.segment, r.table) for r in hands}
     for game in games:
