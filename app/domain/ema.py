@@ -3,13 +3,16 @@
 
 **The EMA's columns.** The EMA publishes each ranked tournament's results as a table on its
 site (mahjong-europe.org/ranking/Tournament/TR_RCR_<n>.html for Riichi, TR_<n> for MCR),
-one row a player, in this order: place, EMA number, last name, first name, country
-(a flag), points, score, and the MERS ranking points the EMA computes itself from the place
-and the field's size. EMA_COLUMNS are those columns but the last, in that order: the order
-the tools that read the EMA's pages read them in (the Mahjong Portal's EMA download and the
-European-Mahjong ranking app both take place, number, last name, first name, country,
-points and score, in that order, from those pages). A player without an EMA number has "-"
-in that column, as on the EMA's pages.
+one row a player, in this order: place, EMA number, last name, first name, country (shown
+as a flag), points (table points), score (the "mahjong" points), and the MERS ranking
+points the EMA computes itself from the place and the field's size. EMA_COLUMNS are those
+columns but the last, in that order. Where the order comes from: the public tools that read
+the EMA's results pages read these cells in this order (ldekerg/European-Mahjong,
+scripts/importers/ema.py: position, EMA number, last name, first name, nationality flag,
+points, mahjong, ranking; a rating portal's EMA download takes place, number, last name,
+first name, country and score from the same cells). The header words are ours, in English
+as the EMA writes. A player without an EMA number has "-" in that column, as on the EMA's
+pages.
 
 **Place.** The final ranking (rules PR-1, PR-3): players eliminated in round r below every
 player of round r+1, equal totals sharing the place. Substitutes are never ranked (FM-9)
