@@ -2,15 +2,16 @@
 
 An EMA number names a player in the EMA's ranking (MERS). It is 8 digits: the first two
 are the code of the player's national association in the EMA (01 Austria, 02 Belgium,
-03 Denmark, 04 France, 05 Germany, ... 14 Finland; a member's code never changes), the
-other six the association's own count, e.g. "04160092" for a French player. The EMA's
-results pages and its players' pages write it so, leading zero included; the association
-codes come from the EMA's member list (mahjong-europe.org, and the Japanese Mahjong
-Wiki's "European Mahjong Association" page, which lists each member with its code).
+03 Denmark, 04 France, 05 Germany, ... 14 Finland, ... 22 Czech Republic), the other six
+the association's own, e.g. "04160092" for a French player, "14990053" for a Finnish one.
+The EMA's results pages write it so, leading zero included. The association codes are the
+EMA's member list (the Japanese Mahjong Wiki's "European Mahjong Association" page lists
+each member with its code in brackets, "[04] France").
 
 The log keeps it as a string, so "04160092" keeps its leading zero: a JSON number would
-drop it. The server checks the form only: which numbers the EMA has handed out, only the
-EMA knows, and a member that joins takes a code this list has not seen yet.
+drop it. The server checks the form only (no association has code 00): which numbers the
+EMA has handed out, only the EMA knows, and a member that joins takes a code no list here
+would know yet.
 """
 
 from __future__ import annotations
