@@ -22,6 +22,7 @@ guessed.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -56,6 +57,28 @@ def over_the_line(totals: Mapping[PlayerId, Fraction], player: PlayerId, advance
     mine = totals[player]
     level_or_better = sum(1 for other, total in totals.items() if other != player and total >= mine)
     return level_or_better < advance
+
+
+class FieldTotals:
+    """Every ranked player's total, sorted once: what one hand at a table does to a player's
+    side of the line is then a search, not a count over the whole field (a needs feed, a
+    player's page and the hall ask it of every player near the cut after every hand)."""
+
+    def __init__(self, totals: Mapping[PlayerId, Fraction]) -> None:
+        self.totals = totals
+        self.ordered = sorted(totals.values())
+
+    def over_after(
+        self, moved: Mapping[PlayerId, Fraction], player: PlayerId, advance: int
+    ) -> bool:
+        """over_the_line() once the players in `moved` (one table) have their new totals."""
+        mine = moved[player]
+        # everyone whose total before the hand is at least mine, then the table as it is now
+        level_or_better = len(self.ordered) - bisect.bisect_left(self.ordered, mine)
+        for seated, total in moved.items():
+            level_or_better -= self.totals[seated] >= mine
+            level_or_better += seated != player and total >= mine
+        return level_or_better < advance
 
 
 # What the next hand pays, by the size of the win (index 0 the smallest): the point changes
@@ -171,7 +194,7 @@ def _biggest(holds: Callable[[int], bool], sizes: int, monotone: bool) -> int | 
 
 
 def needs(
-    totals: Mapping[PlayerId, Fraction],
+    totals: Mapping[PlayerId, Fraction] | FieldTotals,
     player: PlayerId,
     seats: Sequence[PlayerId],
     advance: int,
@@ -187,30 +210,33 @@ def needs(
 
 
 def ariari_needs(
-    totals: Mapping[PlayerId, Fraction], player: PlayerId, game: ariari.Game, advance: int
+    totals: Mapping[PlayerId, Fraction] | FieldTotals,
+    player: PlayerId,
+    game: ariari.Game,
+    advance: int,
 ) -> Needs:
     """needs() for a player in an Ari Ari `game` that has not ended (rules AA-2 to AA-17)."""
     return needs_at_table(totals, player, game.seats, advance, ariari_payoffs(game))
 
 
 def needs_at_table(
-    totals: Mapping[PlayerId, Fraction],
+    totals: Mapping[PlayerId, Fraction] | FieldTotals,
     player: PlayerId,
     seats: Sequence[PlayerId],
     advance: int,
     payoffs: Payoffs,
 ) -> Needs:
     """What `player` needs from the next hand at their table, paid by `payoffs`."""
+    field = totals if isinstance(totals, FieldTotals) else FieldTotals(totals)
     opponents = [seated for seated in seats if seated != player]
 
     def through_after(winner: PlayerId, discarder: PlayerId | None) -> Callable[[int], bool]:
         """Whether the player is over the line once that hand of a size is paid."""
 
         def through(size: int) -> bool:
-            moved = dict(totals)
-            for seated, delta in payoffs.pay(winner, discarder, size)[0].items():
-                moved[seated] = moved[seated] + delta
-            return over_the_line(moved, player, advance)
+            deltas = payoffs.pay(winner, discarder, size)[0]
+            moved = {seated: field.totals[seated] + deltas[seated] for seated in seats}
+            return field.over_after(moved, player, advance)
 
         return through
 
@@ -222,7 +248,7 @@ def needs_at_table(
         return payoffs.pay(winner, discarder, size)[1]
 
     sizes = (payoffs.sizes, payoffs.monotone)
-    if not over_the_line(totals, player, advance):
+    if not field.over_after({player: field.totals[player]}, player, advance):
         return Needs(
             player,
             above=False,

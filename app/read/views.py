@@ -29,6 +29,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 from app.domain import clocks
 from app.domain.hands import PlayerId
 from app.domain.log import PenaltyGiven, format_time
+from app.domain.needs import FieldTotals
 from app.domain.replay import (
     ClockData,
     GameData,
@@ -44,6 +45,7 @@ from app.domain.round_state import SeatName
 from app.domain.rulesets import result_to_log
 from app.domain.standings import Standing, Standings
 from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegment, Tournament
+from app.read.needs import NeedsView, needs_view
 from app.read.stats import StatsState, stats_state
 
 # Fields of a clock report that follow from the time alone: a display computes them from
@@ -154,6 +156,9 @@ class PlayerState(TypedDict):
     standing: StandingRowData | None  # None for a substitute (rule FM-9)
     seats: list[SeatInSegment]
     winning_hands: list[int]
+    # issue 18: what the next hand at their table would have to be, in the current round
+    # while it has a cut (app/read/needs.py); None otherwise
+    needs: NeedsView | None
 
 
 ChannelState = (
@@ -299,6 +304,7 @@ class States:
         self._standings: LiveStandings | None = None
         self._table_clocks: list[TableClock] | None = None
         self._clocks: dict[str, ClockRow] | None = None
+        self._field: FieldTotals | None = None
 
     def of(self, channel: str) -> ChannelState:
         kind, _, argument = channel.partition(":")
@@ -327,6 +333,21 @@ class States:
 
     def standings(self) -> StandingsState:
         return self.live_standings().full()
+
+    def field_totals(self) -> FieldTotals:
+        """Every ranked player's total in the current round, sorted once for every player
+        whose needs are asked after this version (app/read/needs.py)."""
+        if self._field is None:
+            rows = self.live_standings().standings.rows
+            self._field = FieldTotals({row.player: row.total for row in rows})
+        return self._field
+
+    def needs(self, player: PlayerId, seats: Iterable[SeatInSegment]) -> NeedsView | None:
+        """What the player, sitting at `seats` in the current round, needs from the next
+        hand at the table where they sit now."""
+        seat = current_seat(seats, self.clock_rows())
+        at = None if seat is None else (seat["segment"], seat["table"])
+        return needs_view(self.tournament, player, self.field_totals(), at)
 
     def table_clocks(self) -> list[TableClock]:
         """Every table's clock of the current round at `now` (for 256 tables, the most of
@@ -410,6 +431,7 @@ class States:
             standing = row_of(report["standings"], player)
         view = player_round(state, player, standing)
         registered = tournament.players[player]
+        needed = self.needs(player, view.seats) if state is current else None
         return {
             "player": player,
             "registered": True,
@@ -419,6 +441,7 @@ class States:
             "standing": view.standing,
             "seats": view.seats,
             "winning_hands": view.winning_hands,
+            "needs": needed,
         }
 
 
@@ -448,6 +471,17 @@ def player_round(
         winning_hands=sorted(state.winning_values.get(player, ()), reverse=True),
         penalties=penalties_of(state, player),
     )
+
+
+def current_seat(
+    seats: Iterable[SeatInSegment], clock_rows: Mapping[str, ClockRow]
+) -> SeatInSegment | None:
+    """Where a player sits now: the seat in the segment their table's clock is in."""
+    for seat in seats:
+        clock = clock_rows.get(str(seat["table"]))
+        if clock is not None and clock["segment"] == seat["segment"]:
+            return seat.copy()
+    return None
 
 
 def penalties_of(state: RoundState, player: PlayerId) -> list[PenaltyGiven]:

@@ -25,7 +25,6 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from fractions import Fraction
 from weakref import WeakKeyDictionary
 from xml.sax.saxutils import escape
 
@@ -34,17 +33,16 @@ from app.domain.errors import say
 from app.domain.hands import PlayerId
 from app.domain.replay import ClockData, StandingRowData, clock_report
 from app.domain.tournament import SEAT_NAMES, Tournament
-from app.read.stats import stats_state
+from app.read.needs import NeedsView
 from app.read.views import (
     ClockRow,
-    PlayerState,
-    SeatInSegment,
     StandingsState,
     States,
     TableState,
+    current_seat,
     next_tick,
 )
-from app.services import feed_words, needs_feed, stats_feed
+from app.services import feed_words, needs_feed
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 
@@ -187,15 +185,6 @@ def standing_row(
     }
 
 
-def current_seat(player: PlayerState, clock_rows: Mapping[str, ClockRow]) -> SeatInSegment | None:
-    """Where a player sits now: the seat in the segment their table's clock is in."""
-    for seat in player["seats"]:
-        clock = clock_rows.get(str(seat["table"]))
-        if clock is not None and clock["segment"] == seat["segment"]:
-            return seat.copy()
-    return None
-
-
 def segment_scores(table: TableState) -> dict[str, int]:
     """Each seated player's points in the table's segment so far (sum of hand deltas)."""
     scores: dict[PlayerId, int] = dict.fromkeys(table["seats"].values(), 0)
@@ -232,28 +221,21 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
     if name == "needs":
         # the players either side of the cut, and what the next hand would have to be
         standings = states.standings()
-        totals = {row["player"]: Fraction(row["total"]) for row in ordered(standings)}
-        clock_rows = states.clock_rows()
 
-        def seat_now(player_id: str) -> SeatInSegment | None:
+        def needs_of(player_id: str) -> NeedsView | None:
             known = states.player(player_id)
-            return current_seat(known, clock_rows) if known["registered"] else None
+            return known["needs"] if known["registered"] else None
 
         return Feed(
             NEEDS_COLUMNS,
             [
                 {
                     **standing_row(row, who.get(str(row["player"]), {}), ariari),
-                    **needs_feed.needs_columns(
-                        tournament, row, totals, seat_now(str(row["player"]))
-                    ),
+                    **needs_feed.needs_columns(needs_of(str(row["player"]))),
                 }
                 for row in around_cut(standings)
             ],
         )
-    if name == "stats":
-        # the story of the session (issue 18): the `stats` channel's state, as rows
-        return Feed(stats_feed.COLUMNS, stats_feed.rows(stats_state(tournament), points=ariari))
     if name == "tables":
         return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))
     if name == "clocks":
@@ -360,7 +342,7 @@ def _player_row(states: States, player_id: str, ariari: bool = False) -> Row:
         row.update(Player=str(player["player"]), Name=who["name"], Country=who["country"])
     else:
         row = standing_row(standing, who, ariari)
-    seat = current_seat(player, states.clock_rows())
+    seat = current_seat(player["seats"], states.clock_rows())
     return {
         **row,
         "Round": player["round"],

@@ -45,6 +45,7 @@ from app.read.views import (
     TableState,
     UnregisteredPlayer,
     UnseatedTable,
+    current_seat,
 )
 from app.services import feeds
 from app.services.errors import NotFound
@@ -314,7 +315,7 @@ def player_view(
     points: bool = False,
 ) -> dict[str, str]:
     standing = player["standing"] if player["registered"] else None
-    seat = feeds.current_seat(player, clock_rows) if player["registered"] else None
+    seat = current_seat(player["seats"], clock_rows) if player["registered"] else None
     to_cut = feeds.to_cut(standing, minus=MINUS, points=points) if standing else None
     return {
         "rank": str(standing["rank"]) if standing else "\u2013",
