@@ -353,6 +353,15 @@ def test_each_commit_reaches_the_channels_it_changes_as_a_change_on_the_version_
             ami = client.held["player:ami"].state
             assert ami["standing"] == standings["rows"]["ami"]
             assert ami["winning_hands"] == [30]
+            # issue 18: what ami needs, the same view the needs feed gives (app/read/needs.py)
+            feed = (await http.get(f"{server.base_url}/feeds/{club.tid}/needs.json")).json()
+            row = next(row for row in feed if row["Player"] == "ami")
+            assert ami["needs"]["table"] == row["Table"] == 1
+            assert (ami["needs"]["needs"], ami["needs"]["self_draw"]) == (
+                row["Needs"],
+                row["Needs self-draw"],
+            )
+            assert ami["needs"]["needs"] in ("can reach", "over the line")
             assert client.held["clocks"].state["tables"]["1"]["hands_completed"] == 1
             assert client.held["clocks"].state["tables"]["2"]["hands_completed"] == 1
 
