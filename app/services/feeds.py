@@ -34,6 +34,7 @@ from app.domain.hands import PlayerId
 from app.domain.replay import ClockData, StandingRowData, clock_report
 from app.domain.tournament import SEAT_NAMES, Tournament
 from app.read.needs import NeedsView
+from app.read.stats import stats_state
 from app.read.views import (
     ClockRow,
     StandingsState,
@@ -42,7 +43,7 @@ from app.read.views import (
     current_seat,
     next_tick,
 )
-from app.services import feed_words, needs_feed
+from app.services import feed_words, needs_feed, stats_feed
 from app.services.errors import NotFound
 from app.services.store import TournamentStore
 
@@ -236,6 +237,9 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
                 for row in around_cut(standings)
             ],
         )
+    if name == "stats":
+        # the story of the session (issue 18): the `stats` channel's state, as rows
+        return Feed(stats_feed.COLUMNS, stats_feed.rows(stats_state(tournament), points=ariari))
     if name == "tables":
         return Feed(TABLE_COLUMNS, _table_rows(states, who, ariari))
     if name == "clocks":
