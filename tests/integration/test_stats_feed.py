@@ -204,3 +204,22 @@ async def _refused(server: uvicorn.Server, channel: str) -> int | None:
 
 def test_a_stats_channel_takes_no_argument(server: uvicorn.Server) -> None:
     assert asyncio.run(_refused(server, "stats:1")) == 1008
+
+
+def test_the_stats_feed_in_words_of_a_language(client: TestClient, club: Setup) -> None:
+    """`?lang=` says Kind, Scope and Win in a caption's words (issue 17); without it, the
+    codes stay."""
+    two_hands(client, club)
+    said = rows(client, club.tid, "?lang=ja")
+    codes = rows(client, club.tid)
+    assert [row["Player"] for row in said] == [row["Player"] for row in codes]
+    top = said[0]
+    assert (top["Kind"], top["Scope"], top["Win"]) == ("高打点", "今ラウンド", "放銃")
+    assert {row["Win"] for row in said if row["Kind"] == "局数集計"} == {
+        "局数",
+        "自摸",
+        "放銃",
+        "流局",
+        "その他",
+    }
+    assert codes[0]["Kind"] == "hand" and codes[0]["Win"] == "discard"
