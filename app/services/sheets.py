@@ -20,12 +20,20 @@ a table token opens one table, and a sheet pile holds them all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from app.domain import clocks
 from app.domain.errors import IllegalMove, say
-from app.domain.log import HandRecorded, event_to_log
+from app.domain.log import DealRecorded, HandRecorded, event_to_log
 from app.domain.tournament import Tournament
-from app.services.judging import TableScope, check_new_hand, hand_event, submit_once
+from app.services.judging import (
+    TableScope,
+    check_new_hand,
+    hand_event,
+    head_judge_event,
+    submit_once,
+)
 from app.services.store import Author, TournamentStore
 
 SHEET_KEY_PREFIX = "sheet"
@@ -59,11 +67,27 @@ class SheetHandOutcome:
     key: str
 
 
+def needs_deals(tournament: Tournament, round_number: int, segment: int, table: int) -> bool:
+    """rule CL-3: where the clock can end the segment, a hand counts only with its deal
+    recorded in time (rule CL-3a: no schedule, no limit or a play-all order needs none)."""
+    facts = tournament.clock_facts(round_number, segment, table)
+    return not facts.play_all and clocks.deadline(facts) is not None
+
+
 def enter_sheet_hand(
-    store: TournamentStore, tournament_id: int, body: dict[str, Any]
+    store: TournamentStore,
+    tournament_id: int,
+    body: dict[str, Any],
+    dealt: datetime | None = None,
 ) -> SheetHandOutcome:
-    """Store one row of a sheet once: `body` is the `hand` fields of the log (CONTRACT §1)."""
+    """Store one row of a sheet once: `body` is the `hand` fields of the log (CONTRACT §1).
+
+    `dealt` is when the sheet says the hand's tiles were all dealt: in a timed segment, a
+    hand with no deal recorded (its tablet was down) needs it (rule CL-3). It is recorded
+    as the head judge records a deal by hand (`override`, naming the sheet), once, and
+    every rule of the clock still applies to it: a deal after the deadline is refused."""
     base = sheet_key(body["round"], body["segment"], body["table"], body["hand"])
+    deal: list[DealRecorded] = []
 
     def look(tournament: Tournament, version: int) -> tuple[str, dict[str, Any] | None]:
         if tournament.format.game is not None:
@@ -102,6 +126,22 @@ def enter_sheet_hand(
                 )
             # answered under the key it was stored with: a tablet's, or this row's
             return stored.key or base, _stored_answer(tournament_id, version, tournament, stored)
+        if (
+            dealt is not None
+            and event.hand not in table.deals
+            and needs_deals(tournament, event.round, event.segment, event.table)
+        ):
+            code = f"{event.round}-{event.segment}-{event.table}"
+            deal.append(
+                DealRecorded(
+                    event.round,
+                    event.segment,
+                    event.table,
+                    event.hand,
+                    dealt,
+                    override=f"score sheet {code}",
+                )
+            )
         if event.hand in table.entered:
             # Voided since it was entered: the row is a new hand, whose key must not be
             # the voided one's (its retry would answer with the voided hand).
@@ -111,6 +151,10 @@ def enter_sheet_hand(
     key, stored_answer = store.read(tournament_id, look)
     if stored_answer is not None:
         return SheetHandOutcome(200, stored_answer, True, key)
+    for event in deal:
+        # A deal is exactly once by its place: a retry, or a tablet that sent it, is the
+        # deal in the log (judging.table_event); the clock's rules refuse a late one.
+        head_judge_event(store, tournament_id, event)
     raw = {**body, "id": key}
 
     def build(tournament: Tournament) -> Any:

@@ -10,14 +10,16 @@
 // The scorer signs in with the admin token, kept in sessionStorage under the console's key
 // (this tab only; static/admin.js): a table token opens one table, a pile of sheets holds many.
 
-import { formatNumber, t, tn } from "/static/i18n.js";
+import { formatNumber, formatTime, t, tn } from "/static/i18n.js";
 import { SEAT_WORDS, handDeltas, signed } from "/static/judge/state.js";
 
 const TOKEN_KEY = "wsom.adminToken";
 const COLUMNS = ["1", "2", "3", "4"];
 const DRAW = "D";
 const SELF_DRAW = "S";
-const FIELDS = ["winner", "from", "value"];
+const FIELDS = ["winner", "from", "value", "dealt"];
+// rule CL-3: a time of day as the sheet's Dealt column holds it, 14:05 or 1405
+const CLOCK_TIME = /^([01]?\d|2[0-3]):?([0-5]\d)$/;
 
 /** @type {(selector: string, root?: ParentNode) => any} */
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -26,7 +28,7 @@ const view = {
   tid: Number($("#scorer").dataset.tournament),
   /** @type {any} GET /api/tournaments/{tid}/sheets/{round}/{segment}/{table} */
   sheet: null,
-  /** @type {{ winner: string, from: string, value: string, left: boolean, sent: string | null }[]} */
+  /** @type {{ winner: string, from: string, value: string, dealt: string, left: boolean, sent: string | null }[]} */
   rows: [],
   sending: false,
 };
@@ -105,22 +107,59 @@ export function sheetCode(text) {
 // -- a row: what it says, and what is wrong with it ------------------------------------
 
 /**
- * The row's hand as the log writes it (CONTRACT §1), and each field's problem.
- * @param {{ winner: string, from: string, value: string }} row
- * @param {any} sheet
+ * When the sheet says a hand was dealt, as a moment (ISO 8601): the time of day on the day
+ * nearest the segment's scheduled start, as this machine's clock reads the hall's time.
+ * @param {string} text
+ * @param {string} start
  */
-export function readRow(row, sheet) {
+export function dealtAt(text, start) {
+  const match = CLOCK_TIME.exec(text.trim());
+  if (!match || !start) return null;
+  const scheduled = new Date(start);
+  const candidates = [-1, 0, 1].map((days) => {
+    const moment = new Date(scheduled);
+    moment.setDate(moment.getDate() + days);
+    moment.setHours(Number(match[1]), Number(match[2]), 0, 0);
+    return moment;
+  });
+  const nearest = candidates.reduce((best, moment) =>
+    Math.abs(moment.getTime() - scheduled.getTime()) < Math.abs(best.getTime() - scheduled.getTime()) ? moment : best,
+  );
+  return nearest.toISOString();
+}
+
+/**
+ * The row's hand as the log writes it (CONTRACT §1), when its tiles were dealt (a timed
+ * segment's hand with no deal recorded, rule CL-3), and each field's problem.
+ * @param {{ winner: string, from: string, value: string, dealt: string }} row
+ * @param {any} sheet
+ * @param {number} index the row's place on the sheet
+ */
+export function readRow(row, sheet, index) {
   /** @type {Record<string, string>} */
   const problems = {};
   const winner = row.winner.trim().toUpperCase();
   const from = row.from.trim().toUpperCase();
   const value = row.value.trim();
-  if (!winner && !from && !value) return { empty: true, problems, result: null };
+  const dealtText = row.dealt.trim();
+  if (!winner && !from && !value && !dealtText) return { empty: true, problems, result: null, dealt: null };
   const player = (column) => sheet.players[Number(column) - 1].player;
+  let dealt = null;
+  const hand = sheet.hands[index];
+  if (sheet.timed && !hand.dealt && !hand.stored) {
+    dealt = dealtAt(dealtText, sheet.scheduled_start);
+    if (!dealt) problems.dealt = t("the time its tiles were all dealt, such as 14:05 (rule CL-3)");
+    else if (sheet.deadline && Date.parse(dealt) > Date.parse(sheet.deadline)) {
+      problems.dealt = t("dealt after the deadline, {deadline}: the hand does not count (rule CL-3)", {
+        deadline: formatTime(new Date(sheet.deadline)),
+      });
+    }
+  }
   if (winner === DRAW) {
     if (from) problems.from = t("a draw has no discarder (rule HS-1)");
     if (value) problems.value = t("a draw has no value (rule HS-1)");
-    return { empty: false, problems, result: Object.keys(problems).length ? null : { kind: "draw" } };
+    const drawn = Object.keys(problems).length ? null : { kind: "draw" };
+    return { empty: false, problems, result: drawn, dealt };
   }
   if (!COLUMNS.includes(winner)) problems.winner = t("the winner's column, 1 to 4, or D for a draw (rule HS-1)");
   if (from !== SELF_DRAW && !COLUMNS.includes(from)) {
@@ -132,12 +171,17 @@ export function readRow(row, sheet) {
   if (!(number >= sheet.min_value && number <= sheet.max_value)) {
     problems.value = t("a value from {min} to {max} (rule HS-3)", { min: sheet.min_value, max: sheet.max_value });
   }
-  if (Object.keys(problems).length) return { empty: false, problems, result: null };
+  if (Object.keys(problems).length) return { empty: false, problems, result: null, dealt };
   const result =
     from === SELF_DRAW
       ? { kind: "self_draw", winner: player(winner), value: number }
       : { kind: "discard", winner: player(winner), discarder: player(from), value: number };
-  return { empty: false, problems, result };
+  return { empty: false, problems, result, dealt };
+}
+
+// The fields of a row: the deal's time only where the clock can end the segment (rule CL-3).
+function fields() {
+  return view.sheet?.timed ? FIELDS : FIELDS.slice(0, 3);
 }
 
 // Whether the server's result is the row's (player ids compared as text, as the log's may be
@@ -195,7 +239,7 @@ async function openSheet(code) {
   );
   if (status >= 400) throw new Error(answer?.detail ?? String(status));
   view.sheet = answer;
-  view.rows = answer.hands.map(() => ({ winner: "", from: "", value: "", left: false, sent: null }));
+  view.rows = answer.hands.map(() => ({ winner: "", from: "", value: "", dealt: "", left: false, sent: null }));
   const url = new URL(location.href);
   url.searchParams.set("sheet", `${code.round}-${code.segment}-${code.table}`);
   history.replaceState(null, "", url);
@@ -236,6 +280,13 @@ function drawSheet() {
   $("#rows").hidden = ariari;
   $("#review-button").hidden = ariari;
   $("#keys-help").hidden = ariari;
+  $("#dealt-head").hidden = !sheet.timed;
+  $("#dealt-help").hidden = !sheet.timed;
+  $("#dealt-help").textContent = sheet.timed
+    ? t("A timed segment: type when each hand's tiles were all dealt, from the sheet's Dealt column (rule CL-3); the deadline is {deadline}.", {
+        deadline: formatTime(new Date(sheet.deadline)),
+      })
+    : "";
   $("#rows tbody").replaceChildren(
     ...sheet.hands.map((hand, index) =>
       el(
@@ -247,23 +298,25 @@ function drawSheet() {
           { translate: "no" },
           hand.dealer === null ? "–" : `${columnOf(hand.dealer)} ${view.sheet.players[columnOf(hand.dealer) - 1].name}`,
         ),
-        ...FIELDS.map((field) =>
+        ...fields().map((field) =>
           el(
             "td",
             {},
-            el("input", {
-              name: field,
-              class: field === "value" ? "value" : "key",
-              autocomplete: "off",
-              spellcheck: "false",
-              inputmode: field === "value" ? "numeric" : "text",
-              maxlength: field === "value" ? 4 : 1,
-              "aria-label": t("hand {hand}: {field}", {
-                hand: hand.hand,
-                field: { winner: t("Winner"), from: t("From"), value: t("Value") }[field],
-              }),
-              dataset: { row: index, field },
-            }),
+            field === "dealt" && (hand.dealt || hand.stored)
+              ? el("span", { class: "muted" }, hand.dealt ? formatTime(new Date(hand.dealt)) : "")
+              : el("input", {
+                  name: field,
+                  class: field === "value" || field === "dealt" ? "value" : "key",
+                  autocomplete: "off",
+                  spellcheck: "false",
+                  inputmode: field === "winner" || field === "from" ? "text" : "numeric",
+                  maxlength: field === "value" ? 4 : field === "dealt" ? 5 : 1,
+                  "aria-label": t("hand {hand}: {field}", {
+                    hand: hand.hand,
+                    field: { winner: t("Winner"), from: t("From"), value: t("Value"), dealt: t("Dealt at") }[field],
+                  }),
+                  dataset: { row: index, field },
+                }),
           ),
         ),
         ...COLUMNS.map((column) => el("td", { class: "num", dataset: { delta: column } })),
@@ -277,10 +330,11 @@ function drawSheet() {
 function drawRow(index) {
   const row = view.rows[index];
   const line = $(`#rows tbody tr:nth-child(${index + 1})`);
-  const read = readRow(row, view.sheet);
+  const read = readRow(row, view.sheet, index);
   const stored = view.sheet.hands[index].stored;
-  for (const field of FIELDS) {
+  for (const field of fields()) {
     const input = $(`input[name="${field}"]`, line);
+    if (!input) continue;
     input.value = row[field];
     // A problem shows as soon as the field holds something wrong; a missing field once the
     // scorer has left the row (or asks for the review).
@@ -295,7 +349,7 @@ function drawRow(index) {
     const delta = deltas ? deltas[String(view.sheet.players[Number(column) - 1].player)] : null;
     cell.textContent = delta === null || delta === undefined ? "" : signed(delta);
   }
-  const shown = FIELDS.map((field) => read.problems[field] && (row[field].trim() !== "" || row.left) ? read.problems[field] : null).find(Boolean);
+  const shown = fields().map((field) => read.problems[field] && (row[field].trim() !== "" || row.left) ? read.problems[field] : null).find(Boolean);
   const check = $("td.check", line);
   check.className = "check";
   if (row.sent) {
@@ -348,9 +402,16 @@ function onInput(event) {
   drawRow(index);
   // A complete key moves on by itself: a draw to the next row, a winner to the discarder, a
   // discarder or self-draw to the value.
-  if (field === "winner" && text === DRAW) nextRow(index);
+  if (field === "winner" && text === DRAW) {
+    if (hasField(index, "dealt")) focusField(index, "dealt");
+    else nextRow(index);
+  }
   else if (field === "winner" && COLUMNS.includes(text)) focusField(index, "from");
   else if (field === "from" && (COLUMNS.includes(text) || text === SELF_DRAW)) focusField(index, "value");
+}
+
+function hasField(index, field) {
+  return Boolean($(`#rows tbody tr:nth-child(${index + 1}) input[name="${field}"]`));
 }
 
 function nextRow(index) {
@@ -371,9 +432,10 @@ function onKey(event) {
   const field = input.dataset.field;
   if (event.key === "Enter") {
     event.preventDefault();
-    const next = FIELDS[FIELDS.indexOf(field) + 1];
     const row = view.rows[index];
-    if (next && !(field === "winner" && row.winner === DRAW)) focusField(index, next);
+    const rest = fields().slice(fields().indexOf(field) + 1).filter((next) => hasField(index, next));
+    const next = row.winner === DRAW ? rest.find((name) => name === "dealt") : rest[0];
+    if (next) focusField(index, next);
     else nextRow(index);
   } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
     event.preventDefault();
@@ -384,7 +446,7 @@ function onKey(event) {
     }
   } else if (event.key === "Backspace" && input.value === "" && field !== "winner") {
     event.preventDefault();
-    focusField(index, FIELDS[FIELDS.indexOf(field) - 1]);
+    focusField(index, fields()[fields().indexOf(field) - 1]);
   }
 }
 
@@ -399,7 +461,7 @@ function onFocusOut(event) {
 // -- the review: every row sums to zero, nothing sent yet -------------------------------
 
 function filledRows() {
-  return view.rows.map((row, index) => ({ row, index, read: readRow(row, view.sheet) }));
+  return view.rows.map((row, index) => ({ row, index, read: readRow(row, view.sheet, index) }));
 }
 
 function review() {
@@ -499,7 +561,9 @@ async function send() {
   try {
     for (const { row, index, read } of rows.slice(0, last + 1)) {
       const status = $(`#review-rows tbody tr[data-hand="${index + 1}"] td.status`);
+      /** @type {Record<string, any>} */
       const body = { round: sheet.round, segment: sheet.segment, table: sheet.table, hand: index + 1, result: read.result };
+      if (read.dealt) body.dealt = read.dealt; // rule CL-3: recorded as the head judge's deal
       const { status: code, answer } = await request(`/api/tournaments/${view.tid}/sheet-hands`, { method: "POST", json: body });
       if (code >= 400) {
         const refusal = answer?.detail ?? String(code);

@@ -22,13 +22,14 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
+from app.domain import clocks
 from app.domain.errors import IllegalMove, say
-from app.domain.log import event_to_log
+from app.domain.log import event_to_log, format_time, parse_time
 from app.domain.sheets import ScoreSheet, score_sheet, score_sheets
 from app.domain.tournament import Tournament
 from app.printouts.sheets import render_sheets_html
 from app.services.reports import round_state
-from app.services.sheets import enter_sheet_hand
+from app.services.sheets import enter_sheet_hand, needs_deals
 from app.web import languages
 from app.web.addresses import loopback_warning, public_base
 from app.web.deps import (
@@ -108,6 +109,7 @@ class SheetRow(BaseModel):
     hand: int
     cycle: int
     dealer: str | int | None = Field(description="Who deals it (rule FM-7); None if not known")
+    dealt: str | None = Field(description="When its deal was recorded (rule CL-3), if it was")
     stored: dict[str, Any] | None = Field(
         description="The hand's result as the server holds it (a tablet or an earlier entry)"
     )
@@ -125,6 +127,11 @@ class SheetView(BaseModel):
     ruleset: Literal["wsom", "ariari"]
     min_value: int = Field(description="rule HS-3")
     max_value: int
+    timed: bool = Field(
+        description="The clock can end the segment: a hand needs its deal's time (rule CL-3)"
+    )
+    scheduled_start: str | None = Field(description="The segment's start (rule CL-2)")
+    deadline: str | None = Field(description="The table's deadline (rule CL-2)")
     players: list[SheetSeat]
     hands: list[SheetRow]
 
@@ -159,7 +166,10 @@ def sheet_view(
                 ),
             )
         sheet = score_sheet(tournament.format, state, tournament.players, segment, table)
-        held = state.tables[(segment, table)].hands
+        seated = state.tables[(segment, table)]
+        held = seated.hands
+        facts = tournament.clock_facts(state.number, segment, table)
+        ends = clocks.deadline(facts)
         return SheetView(
             tournament=tournament_id,
             tournament_name=tournament.name,
@@ -172,6 +182,11 @@ def sheet_view(
             ruleset="ariari" if sheet.ariari else "wsom",
             min_value=sheet.min_value,
             max_value=sheet.max_value,
+            timed=needs_deals(tournament, state.number, segment, table),
+            scheduled_start=None
+            if facts.scheduled_start is None
+            else format_time(facts.scheduled_start),
+            deadline=None if ends is None else format_time(ends),
             players=[
                 SheetSeat(
                     column=column,
@@ -187,6 +202,9 @@ def sheet_view(
                     hand=row.hand,
                     cycle=row.cycle,
                     dealer=row.dealer,
+                    dealt=None
+                    if row.hand not in seated.deals
+                    else format_time(seated.deals[row.hand]),
                     stored=None if row.hand not in held else event_to_log(held[row.hand])["result"],
                 )
                 for row in sheet.hands
@@ -194,6 +212,19 @@ def sheet_view(
         )
 
     return store.read(tournament_id, view)
+
+
+class SheetHandBody(HandBody):
+    """A row of a sheet: the `hand` fields of the log, and when the sheet says its tiles
+    were all dealt."""
+
+    dealt: str | None = Field(
+        default=None,
+        max_length=64,
+        description="When the hand's tiles were all dealt (ISO 8601 with its offset), as the "
+        "sheet says: needed in a timed segment for a hand whose deal no tablet recorded "
+        "(rule CL-3); recorded as the head judge records a deal by hand",
+    )
 
 
 class SheetHandAnswer(BaseModel):
@@ -228,14 +259,15 @@ class SheetHandAnswer(BaseModel):
     tags=["scorer"],
 )
 def enter_sheet_row(
-    tournament_id: TournamentId, body: HandBody, store: StoreDep, _: AdminDep
+    tournament_id: TournamentId, body: SheetHandBody, store: StoreDep, _: AdminDep
 ) -> JSONResponse:
     """Enter one hand of a score sheet (the admin token). The body is the `hand` fields of
     the log (CONTRACT §1); the Idempotency-Key is the server's, `sheet-R-S-T-H`, so the
     same row entered again, or a hand the table's tablet stored, is stored once."""
-    raw = body.model_dump(mode="json", exclude_none=True)
+    raw = body.model_dump(mode="json", exclude_none=True, exclude={"dealt"})
     raw.pop("id", None)  # the key is the row's place, whatever the client says
-    outcome = enter_sheet_hand(store, tournament_id, raw)
+    dealt = None if body.dealt is None else parse_time(body.dealt, "dealt", "CL-3")
+    outcome = enter_sheet_hand(store, tournament_id, raw, dealt)
     answer = SheetHandAnswer.model_validate(
         {
             **outcome.answer,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,48 @@ def test_the_scorer_and_the_sheets_have_no_untranslated_text(page: Any, hall: An
     page.set_content(html.text)
     expect(page.locator("section.sheet").first).to_be_visible()
     assert unmarked_text(page) == []
+
+
+def test_a_timed_segments_sheet_takes_each_hands_deal_time(page: Any, hall: Any) -> None:
+    # Group B's first half, scheduled 10 minutes ago: its clock can end it (rule CL-3).
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=10)
+    scheduled = httpx.post(
+        f"{hall.base_url}/api/tournaments/{hall.tournament_id}/schedule",
+        json={"round": 1, "segment": 1, "group": "B", "start": start.isoformat()},
+        headers=admin(hall),
+    )
+    assert scheduled.status_code == 201, scheduled.text
+    table = next(row["table"] for row in sheet_rows(hall) if row["group"] == "B")
+    page.goto(f"{hall.base_url}/scorer/{hall.tournament_id}?sheet=1-1-{table}")
+    type_keys(page, f"{hall.admin_token}{{Enter}}")
+    expect(page.locator("#dealt-head")).to_be_visible()
+    expect(page.locator("#dealt-help")).to_contain_text("rule CL-3")
+    # the sheet's Dealt column, as this machine's clock reads the hall's time
+    dealt = page.evaluate(
+        "(iso) => { const d = new Date(iso); d.setMinutes(d.getMinutes() + 2);"
+        " return `${d.getHours()}:${String(d.getMinutes()).padStart(2, '0')}`; }",
+        start.isoformat(),
+    )
+
+    # Hand 1: a value, then Enter to its deal's time; a draw moves to its deal's time too.
+    type_keys(page, "1230{Enter}")
+    expect(page.locator("#rows tbody tr:nth-child(1) input[name=dealt]")).to_be_focused()
+    type_keys(page, f"{dealt}{{Enter}}d")
+    expect(page.locator("#rows tbody tr:nth-child(2) input[name=dealt]")).to_be_focused()
+    type_keys(page, "99")  # not a time of day
+    expect(page.locator("#rows tbody tr:nth-child(2) input[name=dealt]")).to_have_attribute(
+        "aria-invalid", "true"
+    )
+    type_keys(page, f"{{Backspace}}{{Backspace}}{dealt}{{Enter}}{{Control+Enter}}")
+    expect(page.locator("#review-rows tbody tr")).to_have_count(2)
+    type_keys(page, "{Enter}")
+    expect(page.locator("#send-problem")).to_contain_text("2 stored, 0 already stored")
+
+    audit = httpx.get(
+        f"{hall.base_url}/api/tournaments/{hall.tournament_id}/tables/{table}/audit?round=1"
+    )
+    deals = [entry["line"] for entry in audit.json()["lines"] if entry["line"]["type"] == "deal"]
+    assert [deal["hand"] for deal in deals] == [1, 2]
+    assert {deal["override"] for deal in deals} == {f"score sheet 1-1-{table}"}
+    typed = (start + timedelta(minutes=2)).replace(second=0)  # the sheet says minutes only
+    assert deals[0]["time"] == typed.isoformat().replace("+00:00", "Z")

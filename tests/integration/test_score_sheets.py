@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +17,21 @@ from cli_runner import scoreboard
 from fastapi.testclient import TestClient
 from judging_setup import (
     DRAW,
+    START,
     TABLE_1,
     Setup,
+    SteppingClock,
     club_opening,
     discard,
     hand,
+    line,
     open_tournament,
     post,
     self_draw,
     snapshot,
 )
 
+from app.domain.log import format_time
 from app.services.store import TournamentStore
 
 ROW = "sheet-hands"
@@ -298,3 +303,63 @@ def test_scoreboard_sheets_never_loads_the_web_app(tmp_path: Path) -> None:
 
     assert among(modules, WEB) == []
     assert out.is_file()
+
+
+DEADLINE = START + timedelta(minutes=70)  # rule CL-1: a WSOM 2008 half of round 1
+
+
+@pytest.fixture
+def timed(store: TournamentStore) -> Setup:
+    """The club night with group A's first half scheduled at START: its clock can end it."""
+    schedule = {"type": "schedule", "round": 1, "segment": 1, "group": "A"}
+    return open_tournament(
+        store, [*club_opening(), line({**schedule, "start": format_time(START)})]
+    )
+
+
+@pytest.fixture
+def clock(client: TestClient) -> SteppingClock:
+    stepping = SteppingClock(DEADLINE + timedelta(minutes=30))  # the scorer types after the half
+    client.app_state["store"].clock = stepping
+    return stepping
+
+
+def test_a_timed_segment_takes_each_hands_deal_time_from_the_sheet(
+    client: TestClient,
+    store: TournamentStore,
+    timed: Setup,
+    clock: SteppingClock,
+    admin_headers: dict[str, str],
+) -> None:
+    view = client.get(timed.url("sheets/1/1/1"), headers=admin_headers).json()
+    assert view["timed"] is True
+    assert view["deadline"] == format_time(DEADLINE)  # rule CL-2
+    before = snapshot(store, timed.tid)
+
+    # rule CL-3: no tablet recorded the deal, and the row does not say when it was dealt
+    undealt = enter(client, timed, hand(1, 1, DRAW), admin_headers)
+    assert undealt.status_code == 409
+    assert (undealt.json()["field"], undealt.json()["rule"]) == ("hand", "CL-3")
+    # a deal after the deadline: refused, and nothing is recorded
+    late = {**hand(1, 1, DRAW), "dealt": format_time(DEADLINE + timedelta(minutes=1))}
+    refused = enter(client, timed, late, admin_headers)
+    assert refused.status_code in (409, 422)
+    assert refused.json()["rule"] == "CL-3"
+    assert snapshot(store, timed.tid) == before
+
+    dealt = START + timedelta(minutes=3)
+    row = {**hand(1, 1, self_draw("bo", 10)), "dealt": format_time(dealt)}
+    first = enter(client, timed, row, admin_headers)
+    again = enter(client, timed, row, admin_headers)
+
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["already"] == "stored"
+    lines = [json.loads(text) for text in store.export(timed.tid)]
+    deals = [line for line in lines if line["type"] == "deal"]
+    assert len(deals) == 1
+    assert deals[0]["time"] == format_time(dealt)
+    assert deals[0]["override"] == "score sheet 1-1-1"  # the head judge's, naming the sheet
+    assert deals[0]["by"] == "admin"
+    assert len(hand_lines(store, timed.tid, 1, 1)) == 1
+    shown = client.get(timed.url("sheets/1/1/1"), headers=admin_headers).json()
+    assert shown["hands"][0]["dealt"] == format_time(dealt)
