@@ -66,7 +66,8 @@ def test_openapi_documents_every_public_route_with_its_answers(client: TestClien
     log = paths[api("/{tournament_id}/log")]["get"]["responses"]["200"]["content"]
     assert "application/x-ndjson" in log
     standings = paths[api("/{tournament_id}/standings")]["get"]
-    assert [p["name"] for p in standings["parameters"]] == ["tournament_id", "round"]
+    # issue 18 adds `at`: the standings at a moment of the day
+    assert [p["name"] for p in standings["parameters"]] == ["tournament_id", "round", "at"]
 
 
 def test_standings_equal_the_replay_of_the_exported_log(
