@@ -40,6 +40,9 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "templates/language_switch.html",
         "static/live.js",
         "static/i18n.js",
+        # what a player needs, in words (issue 18): the player's page, the hall and the overlay
+        "static/needs.js",
+        "web/needs_words.py",
         "web/errors.py",
         "web/pages.py",
         # What a judge or an organizer reads when the server refuses something: the rules'

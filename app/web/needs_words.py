@@ -1,0 +1,101 @@
+"""What a player needs (app/read/needs.py) in words, as every page says it: the player's page
+(a sentence), the hall's cut page and the overlay's bubble (a short form). The server draws the
+first frame with these; app/static/needs.js says the same from the live feed, word for word
+(tests/unit/test_needs_words.py holds the two to that).
+
+At an Ari Ari table the hands are a tsumo and a ron and the values points with thousands
+separators (rule AA-22); at a WSOM table a self-draw and a discard win, in hand values (HS-2).
+"""
+
+from __future__ import annotations
+
+from app import i18n
+from app.domain.ariari import points_shown
+from app.read.needs import NeedsView
+
+SEPARATOR = " \u00b7 "
+
+
+def _value(value: int, ariari: bool) -> str:
+    return points_shown(value) if ariari else str(value)
+
+
+def needs_sentence(view: NeedsView | None, ariari: bool = False) -> str:
+    """The player's page: what the next hand must be, or what it may not be; "" when the
+    player has no hand left (their segment is over) or the round has no cut."""
+    if view is None:
+        return ""
+    _ = i18n.gettext
+    verdict = view["needs"]
+    if verdict == "out of reach":
+        return _("Out of reach with one hand")
+    if verdict == "can reach":
+        self_draw, discard = view["self_draw"], view["discard"]
+        words = {
+            "self_draw": None if self_draw is None else _value(self_draw, ariari),
+            "discard": None if discard is None else _value(discard, ariari),
+        }
+        if ariari:
+            if self_draw is not None and discard is not None:
+                return _("Needs a tsumo of {self_draw} or a ron of {discard}").format(**words)
+            if self_draw is not None:
+                return _("Needs a tsumo of {self_draw}").format(**words)
+            return _("Needs a ron of {discard}").format(**words)
+        if self_draw is not None and discard is not None:
+            return _("Needs a self-draw of {self_draw} or a discard win of {discard}").format(
+                **words
+            )
+        if self_draw is not None:
+            return _("Needs a self-draw of {self_draw}").format(**words)
+        return _("Needs a discard win of {discard}").format(**words)
+    if verdict == "over the line":
+        lose_self_draw, lose_discard = view["lose_self_draw"], view["lose_discard"]
+        if lose_self_draw is None and lose_discard is None:
+            return _("Safe against any one hand")
+        words = {
+            "self_draw": None if lose_self_draw is None else _value(lose_self_draw, ariari),
+            "discard": None if lose_discard is None else _value(lose_discard, ariari),
+        }
+        if lose_self_draw is not None and lose_discard is not None:
+            return _(
+                "Through unless an opponent self-draws more than {self_draw} "
+                "or they deal in more than {discard}"
+            ).format(**words)
+        if lose_self_draw is not None:
+            return _("Through unless an opponent self-draws more than {self_draw}").format(**words)
+        return _("Through unless they deal in more than {discard}").format(**words)
+    return ""
+
+
+def needs_short(view: NeedsView | None, ariari: bool = False) -> str:
+    """The hall's cut page and the overlay's bubble: the same in a few words."""
+    if view is None:
+        return ""
+    _ = i18n.gettext
+    verdict = view["needs"]
+    if verdict == "out of reach":
+        return _("out of reach")
+    parts: list[str] = []
+    if verdict == "can reach":
+        if view["self_draw"] is not None:
+            value = _value(view["self_draw"], ariari)
+            parts.append(
+                (_("{value} tsumo") if ariari else _("{value} self-draw")).format(value=value)
+            )
+        if view["discard"] is not None:
+            value = _value(view["discard"], ariari)
+            parts.append((_("{value} ron") if ariari else _("{value} discard")).format(value=value))
+        return SEPARATOR.join(parts)
+    if verdict == "over the line":
+        if view["lose_self_draw"] is not None:
+            value = _value(view["lose_self_draw"], ariari)
+            parts.append(
+                (_("{value} tsumo") if ariari else _("{value} self-draw")).format(value=value)
+            )
+        if view["lose_discard"] is not None:
+            value = _value(view["lose_discard"], ariari)
+            parts.append(_("{value} deal-in").format(value=value))
+        if not parts:
+            return _("safe")
+        return _("safe to {limits}").format(limits=SEPARATOR.join(parts))
+    return ""

@@ -1,0 +1,97 @@
+"""What a player needs in words (issue 18, part 1): the server's first frame
+(app/web/needs_words.py) and the live pages' script (app/static/needs.js) say the same, word
+for word, for every kind of answer at a WSOM table (rule HS-2) and an Ari Ari one (AA-22)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app import i18n
+from app.read.needs import NeedsView
+from app.web.needs_words import needs_sentence, needs_short
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def view(needs: str, **values: int | None) -> NeedsView:
+    return {
+        "table": 3,
+        "hands_left": 4,
+        "needs": needs,  # type: ignore[typeddict-item]
+        "self_draw": values.get("self_draw"),
+        "discard": values.get("discard"),
+        "lose_self_draw": values.get("lose_self_draw"),
+        "lose_discard": values.get("lose_discard"),
+    }
+
+
+VIEWS: list[NeedsView | None] = [
+    None,
+    view("no hand left"),
+    view("out of reach"),
+    view("can reach", self_draw=14, discard=12),
+    view("can reach", self_draw=40),
+    view("can reach", discard=4400),
+    view("over the line"),
+    view("over the line", lose_self_draw=45, lose_discard=30),
+    view("over the line", lose_self_draw=0),
+    view("over the line", lose_discard=12000),
+]
+
+# (ariari, view index) -> (sentence, short), as a reader of English reads them
+EXPECTED = {
+    (False, 3): ("Needs a self-draw of 14 or a discard win of 12", "14 self-draw · 12 discard"),
+    (True, 3): ("Needs a tsumo of 14 or a ron of 12", "14 tsumo · 12 ron"),
+    (True, 5): ("Needs a ron of 4,400", "4,400 ron"),
+    (False, 6): ("Safe against any one hand", "safe"),
+    (False, 7): (
+        "Through unless an opponent self-draws more than 45 or they deal in more than 30",
+        "safe to 45 self-draw · 30 deal-in",
+    ),
+    (True, 9): ("Through unless they deal in more than 12,000", "safe to 12,000 deal-in"),
+    (False, 2): ("Out of reach with one hand", "out of reach"),
+    (False, 1): ("", ""),
+}
+
+
+def _python() -> list[list[str]]:
+    with i18n.speaking("en"):
+        return [
+            [needs_sentence(v, ariari), needs_short(v, ariari)]
+            for ariari in (False, True)
+            for v in VIEWS
+        ]
+
+
+def test_the_words_in_english() -> None:
+    said = _python()
+    for (ariari, index), expected in EXPECTED.items():
+        assert tuple(said[(len(VIEWS) if ariari else 0) + index]) == expected
+
+
+def test_the_page_script_says_what_the_server_says() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    script = (
+        'import { needsSentence, needsShort } from "./app/static/needs.js";\n'
+        f"const views = {json.dumps(VIEWS)};\n"
+        "const out = [];\n"
+        "for (const ariari of [false, true]) for (const v of views)"
+        " out.push([needsSentence(v, ariari), needsShort(v, ariari)]);\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(run.stdout) == _python()
