@@ -37,7 +37,7 @@ from typing import Literal, TypeVar
 
 from app.domain import ariari, hands
 from app.domain.hands import PlayerId, Settlement
-from app.domain.log import HandRecorded
+from app.domain.log import HandRecorded, RoundEnded
 from app.domain.round_state import RoundState, TableSegment, segment_group
 from app.domain.standings import RoundScores, Standings, rank_round
 from app.domain.tournament import Tournament
@@ -311,6 +311,8 @@ def last_hand(tournament: Tournament, state: RoundState) -> HandRecorded | None:
     """The round's last hand line that still counts (a correction is its hand now; a voided
     hand, or a retry's copy of an earlier line, is passed over for the one before)."""
     for event in reversed(tournament.events):
+        if isinstance(event, RoundEnded) and event.round < state.number:
+            break  # the round began after this line: it has no hand yet
         if not isinstance(event, HandRecorded) or event.round != state.number:
             continue
         table = state.tables.get((event.segment, event.table))

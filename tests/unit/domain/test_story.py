@@ -226,3 +226,13 @@ def test_each_list_keeps_the_top_entries(two_halves: Tournament) -> None:
     assert first_two.round_hands == everything.round_hands[:2]
     assert first_two.fallers == everything.fallers[:2]
     assert len(everything.fallers) == 4
+
+
+def test_a_round_just_begun_has_no_story_of_the_round_before(replay: Replay) -> None:
+    # rule FM-1: once round 1 has ended, the story is round 2's, which has no hand yet
+    lines = [json.loads(text) for text in (EXAMPLES / "club.jsonl").read_text().splitlines()]
+    seated = next(i for i, line in enumerate(lines) if line["type"] == "round_end") + 2
+    told = story(replay(lines[:seated]))
+    assert (told.round, told.segment, told.last_hand) == (2, None, None)
+    assert told.round_hands == () and told.round_counts == Counts()
+    assert told.climbers == told.fallers == told.crossed == told.leaders == ()
