@@ -36,7 +36,7 @@ from weakref import WeakKeyDictionary
 from sqlmodel import Session
 
 from app.db import queries
-from app.domain.errors import say
+from app.domain.errors import MalformedInput, say
 from app.domain.log import TournamentDeclared, decode_line, format_time, line_time, parse_event
 from app.domain.replay import apply_line, report
 from app.domain.tournament import Tournament
@@ -65,7 +65,12 @@ class _History:
 
     def extend(self, bodies: list[tuple[str, int]]) -> None:
         for body, version in bodies:
-            happened = line_time(decode_line(body, stored=True))
+            try:
+                happened = line_time(decode_line(body, stored=True))
+            except MalformedInput:
+                # a time stored before the bounds on times came in (issue 14): the line is
+                # read as it is, as replay reads it, and goes with the lines around it
+                happened = None
             if happened is not None and self.first_time is None:
                 self.first_time = happened
             latest = self.reach[-1] if self.reach else _EARLIEST
