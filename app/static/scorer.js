@@ -15,6 +15,8 @@ import { COLUMNS, DRAW, FIELDS, SELF_DRAW, readRow, sameResult, sheetCode } from
 import { SEAT_WORDS, handDeltas, signed } from "/static/judge/state.js";
 
 const TOKEN_KEY = "wsom.adminToken";
+const RETRIES = 5; // tries of one row while the server asks to wait
+const MAX_WAIT_S = 30; // the longest a Retry-After holds a row back
 
 /** @type {(selector: string, root?: ParentNode) => any} */
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -54,7 +56,7 @@ function show(which) {
 /**
  * @param {string} path
  * @param {{ method?: string, json?: any }} [options]
- * @returns {Promise<{ status: number, answer: any }>}
+ * @returns {Promise<{ status: number, answer: any, retryAfter: string | null }>}
  */
 async function request(path, { method = "GET", json } = {}) {
   /** @type {Record<string, string>} */
@@ -77,11 +79,13 @@ async function request(path, { method = "GET", json } = {}) {
     showGate(t("The server refused the admin token. Enter it again."));
     throw new Error(answer?.detail ?? "401");
   }
+  const retryAfter = response.headers.get("Retry-After");
+  if (response.status === 429 || response.status === 503) return { status: response.status, answer, retryAfter };
   if (!response.ok && response.status !== 409 && response.status !== 422) {
     // The server's detail names the field and the rule (app/web/errors.py).
     throw new Error(answer?.detail ?? t("the server answered {status}", { status: response.status }));
   }
-  return { status: response.status, answer };
+  return { status: response.status, answer, retryAfter };
 }
 
 // The fields of a row: the deal's time only where the clock can end the segment (rule CL-3).
@@ -446,6 +450,20 @@ function alertRow(index, message) {
 
 // -- sending: in order, through the tablets' idempotent path -----------------------------
 
+// One row, sent again (the same row, so the same key: never twice) while the server asks to
+// wait: over a rate limit (429), busy for a moment (503), or still entering the first try
+// (409 on the Idempotency-Key). Anything else is its answer.
+async function sendRow(body, status) {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await request(`/api/tournaments/${view.tid}/sheet-hands`, { method: "POST", json: body });
+    const busy = answer.status === 429 || answer.status === 503 || (answer.status === 409 && answer.answer?.field === "Idempotency-Key");
+    if (!busy || attempt >= RETRIES) return answer;
+    const seconds = Math.min(MAX_WAIT_S, Math.max(1, Number(answer.retryAfter) || 1));
+    status.textContent = t("the server asks to wait {seconds} s", { seconds });
+    await new Promise((done) => setTimeout(done, seconds * 1000));
+  }
+}
+
 async function send() {
   if (view.sending) return;
   view.sending = true;
@@ -461,7 +479,7 @@ async function send() {
       /** @type {Record<string, any>} */
       const body = { round: sheet.round, segment: sheet.segment, table: sheet.table, hand: index + 1, result: read.result };
       if (read.dealt) body.dealt = read.dealt; // rule CL-3: recorded as the head judge's deal
-      const { status: code, answer } = await request(`/api/tournaments/${view.tid}/sheet-hands`, { method: "POST", json: body });
+      const { status: code, answer } = await sendRow(body, status);
       if (code >= 400) {
         const refusal = answer?.detail ?? String(code);
         status.textContent = t("refused: {reason}", { reason: refusal });
