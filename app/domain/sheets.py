@@ -33,6 +33,7 @@ class SheetPlayer:
     name: str
     country: str | None
     seat: SeatName  # at the segment's start (rule SE-5)
+    local_name: str | None = None  # the name in the player's own script (issue 17)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def score_sheet(
             name=players[player].name,
             country=players[player].country,
             seat=SEAT_NAMES[index],
+            local_name=players[player].local_name,
         )
         for index, player in enumerate(table.seats)
     )

@@ -59,9 +59,21 @@ def render_sheets_html(
         number: Mapping[PlayerId, int] = {
             seated.player: index for index, seated in enumerate(sheet.players, start=1)
         }
-        names = {seated.player: seated.name for seated in sheet.players}
+        # a reader of Japanese, Chinese or Korean reads a name in its own script first
+        shown = {
+            seated.player: i18n.names_for(seated.name, seated.local_name)
+            for seated in sheet.players
+        }
+        names = {player: forms[0] for player, forms in shown.items()}
         rows.append(
-            {"sheet": sheet, "url": url, "qr": qr_svg(url), "number": number, "names": names}
+            {
+                "sheet": sheet,
+                "url": url,
+                "qr": qr_svg(url),
+                "number": number,
+                "names": names,
+                "other_names": {player: forms[1] for player, forms in shown.items()},
+            }
         )
     return (
         _environment()

@@ -10,7 +10,7 @@
 // The scorer signs in with the admin token, kept in sessionStorage under the console's key
 // (this tab only; static/admin.js): a table token opens one table, a pile of sheets holds many.
 
-import { formatNumber, formatTime, t, tn } from "/static/i18n.js";
+import { formatNumber, formatTime, namesFor, t, tn } from "/static/i18n.js";
 import { COLUMNS, DRAW, FIELDS, SELF_DRAW, readRow, sameResult, sheetCode } from "/static/judge/sheet.js";
 import { SEAT_WORDS, handDeltas, signed } from "/static/judge/state.js";
 
@@ -93,6 +93,11 @@ function fields() {
   return view.sheet?.timed ? FIELDS : FIELDS.slice(0, 3);
 }
 
+// A name in its owner's script first for a reader of Japanese, Chinese or Korean (issue 17).
+function shownName(seated) {
+  return namesFor(seated.name, seated.local_name)[0];
+}
+
 function columnOf(player) {
   const index = view.sheet.players.findIndex((seated) => String(seated.player) === String(player));
   return index + 1;
@@ -169,12 +174,12 @@ function drawSheet() {
         {},
         el("td", {}, String(seated.column)),
         el("td", {}, SEAT_WORDS[seated.seat] ?? seated.seat),
-        el("td", { translate: "no" }, seated.name),
+        el("td", { translate: "no" }, shownName(seated), namesFor(seated.name, seated.local_name)[1] ? el("small", {}, ` ${namesFor(seated.name, seated.local_name)[1]}`) : null),
       ),
     ),
   );
   for (const seated of sheet.players) {
-    $(`#rows th[data-column="${seated.column}"]`).textContent = `${seated.column} ${seated.name}`;
+    $(`#rows th[data-column="${seated.column}"]`).textContent = `${seated.column} ${shownName(seated)}`;
   }
   const ariari = sheet.ruleset !== "wsom";
   $("#ariari-note").hidden = !ariari;
@@ -197,7 +202,7 @@ function drawSheet() {
         el(
           "td",
           { translate: "no" },
-          hand.dealer === null ? "–" : `${columnOf(hand.dealer)} ${view.sheet.players[columnOf(hand.dealer) - 1].name}`,
+          hand.dealer === null ? "–" : `${columnOf(hand.dealer)} ${shownName(view.sheet.players[columnOf(hand.dealer) - 1])}`,
         ),
         ...fields().map((field) =>
           el(

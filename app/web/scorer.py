@@ -101,6 +101,7 @@ class SheetSeat(BaseModel):
     column: int = Field(description="The player's column on the sheet, 1 to 4")
     player: str | int
     name: str
+    local_name: str | None = Field(description="The name in the player's own script")
     country: str | None
     seat: str = Field(description="The seat at the segment's start (rule SE-5)")
 
@@ -192,6 +193,7 @@ def sheet_view(
                     column=column,
                     player=seated.player,
                     name=seated.name,
+                    local_name=seated.local_name,
                     country=seated.country,
                     seat=seated.seat,
                 )
