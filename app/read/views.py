@@ -476,8 +476,10 @@ def player_round(
 def current_seat(
     seats: Iterable[SeatInSegment], clock_rows: Mapping[str, ClockRow]
 ) -> SeatInSegment | None:
-    """Where a player sits now: the seat in the segment their table's clock is in."""
-    for seat in seats:
+    """Where a player sits now: the seat in the segment their table's clock is in, the latest
+    such segment first: once the player's half-2 table has begun, their half-1 table's clock
+    still says half 1 (finished) until that table begins half 2 too."""
+    for seat in sorted(seats, key=lambda seat: seat["segment"], reverse=True):
         clock = clock_rows.get(str(seat["table"]))
         if clock is not None and clock["segment"] == seat["segment"]:
             return seat.copy()

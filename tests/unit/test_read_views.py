@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from app.domain.replay import replay_lines
 from app.domain.tournament import Tournament
-from app.read.views import States
+from app.read.views import SeatInSegment, States, current_seat
 
 GROUP_A = [f"P{n:02d}" for n in range(1, 9)]
 
@@ -59,3 +59,22 @@ def test_past_the_deadline_of_the_last_scheduled_segment_no_clock_changes_by_tim
     assert States(scheduled(), at("10:10")).next_boundary() == at("10:10")
     assert States(scheduled(), at("10:10")).next_boundary(after=True) is None
     assert States(scheduled(), at("10:11")).next_boundary() is None
+
+
+def test_a_player_sits_at_the_table_of_their_latest_segment_begun() -> None:
+    """Where a player sits now (the overlay's card, the player feed, what they need): their
+    half-2 table has begun while their half-1 table, finished, still shows half 1 on its
+    clock; the half-2 seat wins. A half whose table has not begun it is not where they sit."""
+    seats: list[SeatInSegment] = [
+        {"segment": 1, "table": 1, "seat": "east"},
+        {"segment": 2, "table": 4, "seat": "north"},
+        {"segment": 3, "table": 6, "seat": "north"},
+    ]
+    clocks = {
+        "1": {"segment": 1},  # finished half 1, waits for half 2
+        "4": {"segment": 2},  # playing half 2
+        "6": {"segment": 1},  # still playing half 1 with other players
+    }
+    assert current_seat(seats, clocks) == seats[1]  # type: ignore[arg-type]
+    clocks["4"] = {"segment": 1}  # table 4 has not begun half 2 yet
+    assert current_seat(seats, clocks) == seats[0]  # type: ignore[arg-type]
