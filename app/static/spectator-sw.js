@@ -20,6 +20,7 @@ const SHELL = [
   "/static/spectator.css",
   "/static/live.js",
   "/static/i18n.js",
+  "/static/needs.js",
   "/static/spectator.js",
   "/static/manifest.webmanifest",
   "/static/icons/icon-192.png",

@@ -9,6 +9,7 @@
 
 import { namesFor, t } from "/static/i18n.js";
 import { LiveFeed, pointsShown } from "/static/live.js";
+import { needsSentence } from "/static/needs.js";
 
 const FOLLOWED_KEY = "wsom.followed";
 
@@ -377,6 +378,11 @@ function player() {
       const distance = document.getElementById("distance");
       distance.textContent = text;
       distance.className = `cut-distance ${side}`;
+    }
+    const needs = document.getElementById("needs");
+    if (needs) {
+      needs.textContent = needsSentence(state.needs, data.ariari);
+      needs.hidden = !needs.textContent;
     }
     if (standing && standing.total !== lastTotal) {
       lastTotal = standing.total;

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 import app
 from app import i18n
+from app.web.needs_words import needs_sentence, needs_short
 
 PACKAGE = Path(app.__file__).resolve().parent
 
@@ -31,6 +32,9 @@ def _environment() -> jinja2.Environment:
     )
     i18n.speak_in_templates(environment)
     environment.globals["names_for"] = i18n.names_for
+    # what a player needs, as the live pages' needs.js says it (issue 18)
+    environment.globals["needs_sentence"] = needs_sentence
+    environment.globals["needs_short"] = needs_short
     environment.filters["moment"] = _moment
     return environment
 

@@ -72,6 +72,7 @@ SHELL = (
     "spectator.css",
     "live.js",
     "i18n.js",
+    "needs.js",
     "spectator.js",
     "manifest.webmanifest",
     "icons/icon-192.png",
