@@ -13,7 +13,8 @@ either knowing the other.
 Channels (CONTRACT §3): `standings` (the current round, with the cut line and every
 player's distance to it), `clocks` (every table's clock as server times and deadlines,
 never ticks: rule CL-6), `table:N` (one table of the current round), `player:ID` and
-`stats` (the story of the session, issue 18: app/read/stats.py).
+`stats` (the story of the session, issue 18: app/read/stats.py), `needs` (what the players
+either side of the cut need from the next hand, issue 18: app/read/needs.py).
 A state is the JSON a snapshot sends, typed (the TypedDicts below, over the report's shapes
 in app/domain/replay.py): a dict at run time, so the live feed compares and sends it as it
 is, and every reader of a field is checked against what is sent.
@@ -138,6 +139,28 @@ class SeatInSegment(TypedDict):
     seat: SeatName
 
 
+NEEDS_BAND = 4  # the `needs` channel: this many players on each side of the line
+
+
+class NeedsRow(NeedsView):
+    """A player near the cut in the `needs` channel: their place and what they need."""
+
+    player: PlayerId
+    position: int
+    rank: int
+    total: str  # exact, as the standings send it
+    above_cut: bool | None
+
+
+class NeedsState(TypedDict):
+    """The `needs` channel (issue 18): the players either side of the cut, by player id."""
+
+    round: int
+    advance: int | None
+    ariari: bool  # values in points (rule AA-22)
+    rows: dict[str, NeedsRow]
+
+
 class UnregisteredPlayer(TypedDict):
     """A `player:ID` of no registered player."""
 
@@ -169,6 +192,7 @@ ChannelState = (
     | PlayerState
     | UnregisteredPlayer
     | StatsState
+    | NeedsState
 )
 
 
@@ -316,6 +340,8 @@ class States:
             return self.table(int(argument))
         if kind == "stats":
             return stats_state(self.tournament)  # issue 18: the story of the session
+        if kind == "needs":
+            return self.needs_state()  # issue 18: what the players either side of the cut need
         return self.player(argument)
 
     def live(self, channel: str) -> LiveState:
@@ -341,6 +367,42 @@ class States:
             rows = self.live_standings().standings.rows
             self._field = FieldTotals({row.player: row.total for row in rows})
         return self._field
+
+    def needs_state(self) -> NeedsState:
+        """The `needs` channel: the players either side of the cut (NEEDS_BAND places each
+        way, by position), each with their standing and what they need (app/read/needs.py)."""
+        tournament = self.tournament
+        current = tournament.current_round
+        advance = current.format.advance
+        rows: dict[str, NeedsRow] = {}
+        live = self.live_standings()
+        if advance is not None:
+            first, last = max(advance - NEEDS_BAND, 0), advance + NEEDS_BAND
+            for player_id in live.order[first:last]:
+                standing = live.row(player_id)
+                player = tournament.player_named(player_id)
+                if standing is None or player is None:
+                    continue
+                seats = [
+                    {"segment": segment, "table": table, "seat": seat}
+                    for segment, table, seat in current.seats_of(player)
+                ]
+                view = self.needs(player, cast(list[SeatInSegment], seats))
+                if view is not None:
+                    rows[player_id] = {
+                        **view,
+                        "player": player,
+                        "position": standing["position"],
+                        "rank": standing["rank"],
+                        "total": standing["total"],
+                        "above_cut": standing["above_cut"],
+                    }
+        return {
+            "round": current.number,
+            "advance": advance,
+            "ariari": tournament.format.ruleset == "ariari",
+            "rows": rows,
+        }
 
     def needs(self, player: PlayerId, seats: Iterable[SeatInSegment]) -> NeedsView | None:
         """What the player, sitting at `seats` in the current round, needs from the next

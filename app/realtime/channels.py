@@ -2,8 +2,8 @@
 
 What each channel shows is a view of the read model (`app.read.views.States`). A change is
 what a client needs to go from one state to the next: the rows that changed and how the
-order moved (standings), the rows that changed (clocks), or the whole small state (table,
-player, stats).
+order moved (standings), the rows that changed (clocks, needs), or the whole small state
+(table, player, stats).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from app.domain.numbers import exact, shown
 from app.domain.standings import distance_to_cut, status_in_round
 from app.read.views import LiveStandings, LiveState
 
-KEYED = {"standings": "rows", "clocks": "tables"}
-TIMED = {"clocks", "table"}  # channel kinds whose state changes by time alone (rule CL-6)
+KEYED = {"standings": "rows", "clocks": "tables", "needs": "rows"}
+# channel kinds whose state changes by time alone (rule CL-6); `needs` reads where each
+# player sits now from the clocks (app/read/needs.py)
+TIMED = {"clocks", "table", "needs"}
 
 
 def channel_kind(channel: str) -> str:

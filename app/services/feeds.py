@@ -33,9 +33,9 @@ from app.domain.errors import say
 from app.domain.hands import PlayerId
 from app.domain.replay import ClockData, StandingRowData, clock_report
 from app.domain.tournament import SEAT_NAMES, Tournament
-from app.read.needs import NeedsView
 from app.read.stats import stats_state
 from app.read.views import (
+    NEEDS_BAND,
     ClockRow,
     StandingsState,
     States,
@@ -51,7 +51,7 @@ Value = str | int | bool | None
 Row = dict[str, Value]
 
 TOP = 8  # the `top` feed
-CUT_BAND = 4  # the `cut` feed: this many players on each side of the line
+CUT_BAND = NEEDS_BAND  # the `cut` and `needs` feeds, the `needs` channel: players each side
 PLAYER_PREFIX = "player-"
 
 STANDING_COLUMNS = (
@@ -220,19 +220,16 @@ def build(tournament: Tournament, now: datetime, name: str, states: States | Non
             [standing_row(row, who.get(str(row["player"]), {}), ariari) for row in rows],
         )
     if name == "needs":
-        # the players either side of the cut, and what the next hand would have to be
+        # the players either side of the cut, and what the next hand would have to be: the
+        # `needs` channel's rows (the same players as the cut feed's)
         standings = states.standings()
-
-        def needs_of(player_id: str) -> NeedsView | None:
-            known = states.player(player_id)
-            return known["needs"] if known["registered"] else None
-
+        needs = states.needs_state()["rows"]
         return Feed(
             NEEDS_COLUMNS,
             [
                 {
                     **standing_row(row, who.get(str(row["player"]), {}), ariari),
-                    **needs_feed.needs_columns(needs_of(str(row["player"]))),
+                    **needs_feed.needs_columns(needs.get(str(row["player"]))),
                 }
                 for row in around_cut(standings)
             ],

@@ -7,7 +7,7 @@
 // "live" / "stale" (no heartbeat for a while) / "offline" so a screen can say so.
 // Times: the server is the only clock (rule CL-6); `serverNow()` is the page's estimate.
 
-const KEYED = { standings: "rows", clocks: "tables" };
+const KEYED = { standings: "rows", clocks: "tables", needs: "rows" };
 const STALE_AFTER_MS = 12000; // more than two missed heartbeats (they come every 5 s)
 
 // Reconnecting (issue 16): when the hall's Wi-Fi drops and comes back, every phone's feed

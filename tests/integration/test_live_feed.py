@@ -368,6 +368,38 @@ def test_each_commit_reaches_the_channels_it_changes_as_a_change_on_the_version_
     run(scenario())
 
 
+def test_the_needs_channel_follows_each_hand_as_the_needs_feed_says_it(
+    server: LiveServer, club: Tournament
+) -> None:
+    """issue 18: the players either side of the cut (4 of 8 advance: all eight here), each with
+    what the next hand at their table would have to be; a hand changes the rows it changes
+    (`patch`), and the state is the needs feed's, row for row."""
+
+    async def scenario() -> None:
+        url = server.ws_url(club.tid, ("needs",))
+        async with http_client() as http, Client.open(url) as client:
+            api = Api(http, server.base_url, club)
+            _, snapshots = await read_opening(client, 1)
+            before = snapshots[0].body["data"]
+            assert before["advance"] == 4 and len(before["rows"]) == 8
+            assert {row["needs"] for row in before["rows"].values()} == {"can reach"}
+
+            answer = await api.hand(hand(1, 1, discard("ami", "bo", 30)))
+            changes = await client.until_version("needs", answer["version"])
+            assert changes[-1].body["mode"] == "patch"
+            held = client.held["needs"].state["rows"]
+            feed = (await http.get(f"{server.base_url}/feeds/{club.tid}/needs.json")).json()
+            assert {row["Player"]: row["Needs"] for row in feed} == {
+                player: row["needs"] for player, row in held.items()
+            }
+            assert {row["Player"]: row["Needs self-draw"] for row in feed} == {
+                player: row["self_draw"] for player, row in held.items()
+            }
+            assert held["ami"]["needs"] == "over the line"  # +90, rule HS-2
+
+    run(scenario())
+
+
 def test_every_committed_change_increments_the_version_exactly_once(
     server: LiveServer, club: Tournament
 ) -> None:
