@@ -76,7 +76,11 @@ def test_a_table_token_is_refused_on_every_admin_and_head_judge_route(
     tokens_before = client.get(club.url("tokens"), headers=admin_headers).json()
     log_before = client.get(club.url("log")).text
     url = path.format(
-        tournament_id=club.tid, round_number=1, table=1, token_id=tokens_before[0]["id"]
+        tournament_id=club.tid,
+        round_number=1,
+        segment=1,
+        table=1,
+        token_id=tokens_before[0]["id"],
     )
     judge = {"Authorization": f"Bearer {club.tokens[1]}"}
 
