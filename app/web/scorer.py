@@ -92,9 +92,11 @@ def sheets_html(
 
 
 @router.get("/scorer/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
-def scorer_screen(request: Request, tournament_id: TournamentId) -> HTMLResponse:
-    """The scorer's screen; it asks for the admin token before it shows anything."""
-    return render(request, "scorer.html", tournament_id=tournament_id)
+def scorer_screen(request: Request, tournament_id: TournamentId, store: StoreDep) -> HTMLResponse:
+    """The scorer's screen; it asks for the admin token before it shows any sheet. A
+    tournament that is not there gets the 404 page, as every page of a tournament does."""
+    name = store.read(tournament_id, lambda tournament, _: tournament.name)
+    return render(request, "scorer.html", tournament_id=tournament_id, tournament_name=name)
 
 
 class SheetSeat(BaseModel):

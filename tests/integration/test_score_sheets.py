@@ -195,6 +195,15 @@ def test_only_the_admin_token_enters_a_sheet(
     assert snapshot(store, setup.tid) == before
 
 
+def test_the_scorer_screen_is_a_page_of_its_tournament(client: TestClient, setup: Setup) -> None:
+    page = client.get(f"/scorer/{setup.tid}", headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    assert "Macau Club Open" in page.text
+    assert f'data-tournament="{setup.tid}"' in page.text
+    missing = client.get(f"/scorer/{setup.tid + 1}", headers={"Accept": "text/html"})
+    assert missing.status_code == 404
+
+
 def test_the_sheet_view_has_the_seats_the_dealers_and_the_stored_hands(
     client: TestClient, setup: Setup, admin_headers: dict[str, str]
 ) -> None:
