@@ -252,3 +252,22 @@ def test_a_timed_segments_sheet_takes_each_hands_deal_time(page: Any, hall: Any)
     assert {deal["override"] for deal in deals} == {f"score sheet 1-1-{table}"}
     typed = (start + timedelta(minutes=2)).replace(second=0)  # the sheet says minutes only
     assert deals[0]["time"] == typed.isoformat().replace("+00:00", "Z")
+
+
+def test_the_scorer_passes_axes_wcag_checks(page: Any, hall: Any) -> None:
+    # WCAG 2.2 AA as axe-core checks it, colour contrast included, on the gate, on rows with
+    # a problem marked, and on the review.
+    from i18n_support import axe_violations
+
+    page.goto(f"{hall.base_url}/scorer/{hall.tournament_id}?sheet=1-1-7")
+    assert axe_violations(page) == []
+    type_keys(page, f"{hall.admin_token}{{Enter}}")
+    expect(page.locator("#rows tbody tr")).to_have_count(8)
+    type_keys(page, "1230{Enter}3s8{Enter}9")
+    expect(page.locator("#rows tbody tr:nth-child(3) input[name=winner]")).to_have_attribute(
+        "aria-invalid", "true"
+    )
+    assert axe_violations(page) == []
+    type_keys(page, "{Backspace}{Control+Enter}")
+    expect(page.locator("#review")).to_be_visible()
+    assert axe_violations(page) == []
