@@ -7,6 +7,7 @@ domain's own reports (`app.domain.replay`), so the API and `scoreboard replay` a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -15,7 +16,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.db import queries
-from app.domain.errors import say
+from app.domain.errors import MalformedInput, say
 from app.domain.log import PlayerRegistered, format_time, parse_time
 from app.domain.replay import clock_report, game_report
 from app.domain.tournament import SeatName, Tournament
@@ -31,6 +32,7 @@ from app.read.views import States, player_round, row_of, table_view
 from app.services import history
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
+from app.services.store import TournamentStore
 from app.web.deps import RoundParam, StoreDep, TableNumber, TournamentId, TournamentsDep
 from app.web.errors import PROBLEM_RESPONSES
 
@@ -44,6 +46,16 @@ router = APIRouter(
 # -- the answers -----------------------------------------------------------------------
 
 
+class PlayerName(BaseModel):
+    name: str
+    local_name: str | None
+    country: str | None
+
+
+MAX_TOP = 100  # ?top=: a phone's page of leaders, not the field
+MAX_NAMED = 20  # ?players=: the players a phone follows
+
+
 class StandingsAnswer(BaseModel):
     """The shape of `scoreboard replay` (CONTRACT §2) for one round, with the version."""
 
@@ -55,6 +67,10 @@ class StandingsAnswer(BaseModel):
     lines: int | None = Field(default=None, description="With `at`: the log's lines up to it")
     first_time: str | None = Field(default=None, description="With `at`: the log's first time")
     last_time: str | None = Field(default=None, description="With `at`: the log's latest time")
+    # with ?top= or ?players= (issue 18): the names of the players the rows kept name
+    players: dict[str, PlayerName] | None = Field(
+        default=None, description="With `top` or `players`: each kept row's player's name"
+    )
 
 
 class TournamentListed(BaseModel):
@@ -235,13 +251,36 @@ def standings(
             "than now gives now.",
         ),
     ] = None,
+    top: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=MAX_TOP,
+            description="Only the rows of the first `top` places (and of `players`), with "
+            "their names: a phone's slider asks for a page, not the field",
+        ),
+    ] = None,
+    players: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_NAMED * 41,
+            description=f"Only these players' rows (comma-separated ids, at most {MAX_NAMED}; "
+            "and the first `top`), with their names",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """One round's standings with the cut line and any tie at it (rules ST-1 to ST-7), and
     the final ranking so far (PR-1 to PR-3): the shape of `scoreboard replay` (CONTRACT §2).
     With `at` (issue 18), as they were at that moment, with `at`, `lines`, `first_time` and
-    `last_time` besides."""
+    `last_time` besides; with `top` or `players`, only those rows, and their names."""
+    named = _named(players)
     if at is not None:
-        return history.standings_at(store, tournament_id, _moment(at), round_number)
+        answer = history.standings_at(store, tournament_id, _moment(at), round_number)
+        return (
+            answer
+            if top is None and named is None
+            else _trimmed(store, tournament_id, answer, top, named)
+        )
 
     def view(tournament: Tournament, version: int) -> dict[str, Any]:
         number = round_state(tournament, round_number).number
@@ -252,7 +291,72 @@ def standings(
             "final_ranking": full["final_ranking"],
         }
 
-    return store.read(tournament_id, view)
+    answer = store.read(tournament_id, view)
+    return (
+        answer
+        if top is None and named is None
+        else _trimmed(store, tournament_id, answer, top, named)
+    )
+
+
+def _named(players: str | None) -> set[str] | None:
+    """`?players=` as a set of ids: at most MAX_NAMED, none empty."""
+    if players is None:
+        return None
+    named = [player.strip() for player in players.split(",")]
+    if len(named) > MAX_NAMED or not all(named):
+        raise MalformedInput(
+            "issue 18",
+            "players",
+            say(
+                "must be at most {most} player ids separated by commas, none empty",
+                most=MAX_NAMED,
+            ),
+        )
+    return set(named)
+
+
+def _trimmed(
+    store: TournamentStore,
+    tournament_id: int,
+    answer: dict[str, Any],
+    top: int | None,
+    named: set[str] | None,
+) -> dict[str, Any]:
+    """The answer with only the rows of the first `top` places and of the `named` players,
+    in each round's standings and in the final ranking, and those players' names; the
+    answer as it is without either."""
+    if top is None and named is None:
+        return answer
+
+    def kept(row: Mapping[str, Any], place: str) -> bool:
+        return (top is not None and row[place] <= top) or (
+            named is not None and str(row["player"]) in named
+        )
+
+    rounds = [
+        {**r, "standings": [row for row in r["standings"] if kept(row, "position")]}
+        for r in answer["rounds"]
+    ]
+    final = [row for row in answer["final_ranking"] if kept(row, "rank")]
+    shown = {str(row["player"]) for r in rounds for row in r["standings"]}
+    shown |= {str(row["player"]) for row in final}
+
+    def names(tournament: Tournament, _: int) -> dict[str, dict[str, str | None]]:
+        out: dict[str, dict[str, str | None]] = {}
+        for player_id in sorted(shown):
+            player = tournament.player_named(player_id)
+            if player is not None:
+                registered = tournament.players[player]
+                out[player_id] = {
+                    "name": registered.name,
+                    "local_name": registered.local_name,
+                    "country": registered.country,
+                }
+        return out
+
+    players = store.read(tournament_id, names)
+    return {**answer, "rounds": rounds, "final_ranking": final, "players": players}
 
 
 def _moment(raw: str) -> datetime:

@@ -164,3 +164,36 @@ def test_an_offset_sent_unescaped_reads_as_sent(client: TestClient, dated: int) 
 def test_no_such_tournament(client: TestClient) -> None:
     answer = client.get("/api/tournaments/987654/standings?at=2026-11-29T09:00:00Z")
     assert answer.status_code == 404
+
+
+def test_a_phone_asks_for_the_leaders_and_its_players_only(client: TestClient, dated: int) -> None:
+    """The spectators' time slider (issue 18) asks for a page, not the field: `top` keeps the
+    first places, `players` the followed ones, with their names; the rows as without them."""
+    moment = "2026-11-29T09:15:00Z"
+    full = at(client, dated, moment).json()["rounds"][0]["standings"]
+    body = at(client, dated, moment, "&top=2&players=eun,cleo").json()
+    kept = body["rounds"][0]["standings"]
+    assert kept == [row for row in full if row["position"] <= 2 or row["player"] in ("eun", "cleo")]
+    assert set(body["players"]) == {row["player"] for row in kept}
+    assert body["players"]["ami"]["name"] == "Ami Sato"
+    # without `at` too; and nothing is trimmed or named without either
+    now = client.get(f"/api/tournaments/{dated}/standings?top=1").json()
+    assert [row["position"] for row in now["rounds"][0]["standings"]] == [1]
+    assert "players" not in client.get(f"/api/tournaments/{dated}/standings").json()
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("&top=0", "top"),
+        ("&top=101", "top"),
+        ("&players=" + ",".join(f"p{n}" for n in range(21)), "players"),
+        ("&players=ami,,bo", "players"),
+    ],
+)
+def test_a_page_out_of_bounds_is_refused_naming_the_field(
+    client: TestClient, dated: int, query: str, field: str
+) -> None:
+    answer = at(client, dated, "2026-11-29T09:15:00Z", query)
+    assert answer.status_code == 422, answer.text
+    assert field in json.dumps(answer.json())
