@@ -74,6 +74,18 @@ class EmaIdSet:
 
 
 @dataclass(frozen=True)
+class CheckedIn:
+    """A player checks in for a round (issue 18, part 4; app/domain/checkin.py, CI-1 to
+    CI-5): `how` is "slip" (the code on their phone) or "desk" (the organizer). `at` is the
+    line's own `at`, which dates it (CI-5: late or not); the server stamps it."""
+
+    round: int
+    player: PlayerId
+    how: str
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class PrizesSet:
     amounts: tuple[Fraction, ...]
 
@@ -228,6 +240,7 @@ Event = (
     | SegmentClosed
     | LanguageSet
     | EmaIdSet
+    | CheckedIn
 )
 
 
@@ -374,6 +387,16 @@ def _player(f: _Fields) -> PlayerRegistered:
 
 def _ema_id(f: _Fields) -> EmaIdSet:
     return EmaIdSet(f.player("player"), check_ema_id(f.raw["ema_id"]))
+
+
+def _check_in(f: _Fields) -> CheckedIn:
+    how = f.raw["how"]
+    if how not in ("slip", "desk"):
+        raise MalformedInput(
+            "CI-2", "how", say('must be "slip" or "desk", got {how}', how=repr(how))
+        )
+    at = f.time("at", "CONTRACT §1") if "at" in f.raw else None
+    return CheckedIn(f.positive("round"), f.player("player"), how, at)
 
 
 def _prizes(f: _Fields) -> PrizesSet:
@@ -639,6 +662,7 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "segment_end": ({"round", "segment"}, {"group"}, _segment_end),
     "language": ({"language"}, set(), _language_set),
     "ema_id": ({"player", "ema_id"}, set(), _ema_id),
+    "check_in": ({"round", "player", "how"}, set(), _check_in),
 }
 
 
@@ -743,6 +767,9 @@ def event_to_log(event: Event) -> dict[str, Any]:
         return line
     if isinstance(event, EmaIdSet):
         return {"type": "ema_id", "player": event.player, "ema_id": event.ema_id}
+    if isinstance(event, CheckedIn):
+        # `at` stays out: the server stamps every line it writes with its own (section 2)
+        return {"type": "check_in", "round": event.round, "player": event.player, "how": event.how}
     if isinstance(event, PrizesSet):
         return {
             "type": "prizes",
@@ -856,4 +883,5 @@ _TYPE_OF: Mapping[type, str] = {
     PlayAllOrdered: "play_all",
     SegmentClosed: "segment_end",
     EmaIdSet: "ema_id",
+    CheckedIn: "check_in",
 }

@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from fractions import Fraction
 
-from app.domain import bounds, clock_events, hand_entry, round_end, seating
+from app.domain import bounds, checkin, clock_events, hand_entry, round_end, seating
+from app.domain.checkin import CheckIn
 from app.domain.clock_events import ScheduleKey, TableClock
 from app.domain.clocks import SegmentClockFacts
 from app.domain.errors import IllegalMove, MalformedInput, RuleViolation, say
@@ -30,6 +31,7 @@ from app.domain.hands import PlayerId
 from app.domain.languages import DEFAULT_LANGUAGE
 from app.domain.log import (
     CarryOverRateSet,
+    CheckedIn,
     DealRecorded,
     DrawRecorded,
     EarlyStart,
@@ -93,6 +95,8 @@ class Tournament:
         self.events: list[Event] = [declared]
         self.hand_keys: dict[str, HandRecorded] = {}  # idempotency key -> the hand it entered
         self.schedule: dict[ScheduleKey, datetime] = {}  # rule FM-8: the organizer's schedule
+        # round -> player -> their check-in (issue 18, part 4; rules CI-2, CI-5)
+        self.check_ins: dict[int, dict[PlayerId, CheckIn]] = {}
         # Every apply() counts, accepted or not: a round's standings are ranked once per
         # state, though a judge's answer, the live feed and the pages all ask for them.
         self._applies = 0
@@ -176,6 +180,8 @@ class Tournament:
                 seating.seat(self.format, self.players, self._open_round(event.round), event)
             case HandRecorded():
                 self._record_hand(event, at)
+            case CheckedIn():
+                self._check_in(event, at)
             case PenaltyGiven():
                 hand_entry.penalize(self.format, self.players, self._open_round(event.round), event)
             case HandVoided():
@@ -227,6 +233,18 @@ class Tournament:
         self._player_names[key] = event.player
         if not event.substitute:
             self._round_one().field.append(event.player)
+
+    def _check_in(self, event: CheckedIn, at: datetime | None) -> None:
+        """rules CI-2, CI-3, CI-5: a check-in for an open round; a second one is kept in the
+        log but changes nothing."""
+        state = self._open_round(event.round)
+        held = self.check_ins.setdefault(event.round, {})
+        how: checkin.How = "slip" if event.how == "slip" else "desk"
+        kept = checkin.record_check_in(
+            self.players, state, self.schedule, held, event.player, how, event.at or at
+        )
+        if kept is not None:
+            held[event.player] = kept
 
     def _round_one(self) -> RoundState:
         return self.rounds[1]
