@@ -63,6 +63,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "templates/spectator_*.html",
         "templates/results.html",
         "static/spectator.js",
+        "static/replay.js",
         "web/spectator.py",
         "web/public.py",
         "read/*.py",

@@ -197,6 +197,16 @@ function home() {
   const ariariTournaments = new Set(
     (document.getElementById("page").dataset.ariari ?? "").split(" ").filter(Boolean).map(Number),
   );
+  const replay = document.getElementById("replay");
+  replay?.addEventListener(
+    "toggle",
+    () => {
+      // loaded when opened: the player pages never carry it (their budget, tests/e2e)
+      const followed = loadFollowed().filter((e) => e.t === tid).map((e) => String(e.id));
+      import("/static/replay.js").then((m) => m.start(tid, followed, ariariTournaments.has(tid)));
+    },
+    { once: true },
+  );
   const latest = new Map(); // "t:id" -> player state
   const news = new Announcer(document.getElementById("followed-news"));
 

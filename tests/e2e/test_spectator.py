@@ -175,6 +175,45 @@ def test_the_player_page_shows_the_seat_and_follows_hands_live(
     assert phone.text_content("#rank") == str(final["rank"])
 
 
+def test_the_day_so_far_replays_the_standings_at_a_moment(
+    phone: Any, hall: Any, judges: Judges, tmp_path: Path
+) -> None:
+    """issue 18: the home's time slider shows the leaders and the followed players as they
+    were at the moment chosen (standings?at=, a page of them), loaded only when opened."""
+    judges.play(table=2, segment=1, hands=range(1, 3))
+    tid = hall.tournament_id
+    phone.goto(f"{hall.base_url}/?t={tid}")
+    follow = [{"t": tid, "id": "P0045", "name": "Émile Chow 45"}]
+    phone.evaluate("(v) => localStorage.setItem('wsom.followed', JSON.stringify(v))", follow)
+    phone.goto(f"{hall.base_url}/?t={tid}")
+    loaded = []
+    phone.on("request", lambda r: loaded.append(r.url) if "replay.js" in r.url else None)
+    phone.locator("#replay summary").click()
+    wait_for(phone, "() => !document.getElementById('moment').disabled")
+    assert loaded, "replay.js is loaded when the section is opened"
+    # now: the leaders as the API has them, and the followed player's row marked
+    api = httpx.get(f"{hall.base_url}/api/tournaments/{tid}/standings").json()
+    leaders = [row for row in api["rounds"][0]["standings"] if row["position"] <= 8]
+    rows = phone.locator("#moment-rows li")
+    expect(rows.first).to_have_attribute("data-player", str(leaders[0]["player"]))
+    assert rows.locator(".total").first.text_content() == leaders[0]["shown"]
+    expect(phone.locator("#moment-rows li.mine")).to_have_attribute("data-player", "P0045")
+    phone.locator("#replay").scroll_into_view_if_needed()
+    screenshot(phone, "replay", tmp_path)
+    # the minute the log's first timed line was stored in, before it: the players seated (the
+    # imported lines carry no time, so they count at every moment) and every total still 0
+    phone.evaluate(
+        "() => { const s = document.getElementById('moment'); s.value = s.min;"
+        " s.dispatchEvent(new Event('input')); }"
+    )
+    wait_for(
+        phone,
+        "() => [...document.querySelectorAll('#moment-rows .total')]"
+        ".every((e) => e.textContent === '0.00')",
+    )
+    assert rows.count() >= len(leaders)
+
+
 def test_the_chart_has_one_point_per_round_played(phone: Any, hall: Any) -> None:
     phone.goto(f"{hall.base_url}/p/P0045?t={hall.tournament_id}")
     svg = phone.locator("#chart svg")
