@@ -5,6 +5,7 @@
 // Its words come from the overlay's catalog in the language of `?lang=` (issue 17).
 import { namesFor, t, tn } from "/static/i18n.js";
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
+import { needsShort } from "/static/needs.js";
 
 const config = JSON.parse(document.getElementById("overlay-config").textContent);
 const MINUS = "\u2212";
@@ -198,6 +199,61 @@ function drawCut() {
   boardRows(rows, advance, true);
 }
 
+// -- the bubble: the players either side of the line and what each needs (issue 18) ------
+
+// app/domain/numbers.py shown: an exact total ("45/4") in 2 decimals, rounded down (SC-5)
+function twoDecimals(exactValue) {
+  const [numerator, denominator = "1"] = String(exactValue).split("/");
+  const scaled = BigInt(numerator) * 100n;
+  const below = BigInt(denominator);
+  let cents = scaled / below; // BigInt division truncates towards zero
+  if (scaled % below !== 0n && scaled < 0n) cents -= 1n;
+  const magnitude = cents < 0n ? -cents : cents;
+  const sign = cents < 0n ? "-" : "";
+  return `${sign}${magnitude / 100n}.${String(magnitude % 100n).padStart(2, "0")}`;
+}
+
+// app/web/overlay.py needs_words
+function needsWords(row, points) {
+  if (row.needs === "no hand left") return t("no hand left");
+  return needsShort(row, points);
+}
+
+// app/web/overlay.py bubble_rows and overlay_bubble.html
+function drawBubble() {
+  const needs = states.needs;
+  if (!needs) return;
+  const advance = needs.advance;
+  const points = Boolean(needs.ariari); // values and totals in points (rules AA-17, AA-22)
+  const n = config.n;
+  const rows =
+    advance === null || advance === undefined
+      ? []
+      : Object.values(needs.rows)
+          .filter((row) => advance - n < row.position && row.position <= advance + n)
+          .sort((a, b) => a.position - b.position);
+  const bubble = t("On the bubble"); // outside the template literal: the extractor reads it
+  setField("what", `${roundName(needs.round)} \u00b7 ${bubble}`);
+  const nodes = [];
+  for (const row of rows) {
+    const side = row.above_cut === true ? " above" : row.above_cut === false ? " below" : "";
+    const item = el("li", `row${side}`);
+    item.dataset.player = String(row.player);
+    const total = onScreen(points ? pointsShown(row.total) : twoDecimals(row.total));
+    item.append(el("span", "rank", row.rank), countryNode(row.player), namesOf(row.player));
+    item.append(el("span", "total", total), el("span", "needs", needsWords(row, points)));
+    nodes.push(item);
+    if (row.position === advance) {
+      const line = el("li", "cut-line");
+      line.append(el("span", null, t("Top {count} advance", { count: advance })));
+      nodes.push(line);
+    }
+  }
+  document.getElementById("rows").replaceChildren(...nodes);
+  const empty = /** @type {HTMLElement | null} */ (document.querySelector('[data-field="empty"]'));
+  if (empty) empty.hidden = Boolean(advance);
+}
+
 // -- a player card ----------------------------------------------------------------------
 
 function currentSeat(player, clockRows) {
@@ -369,7 +425,14 @@ function tick() {
 
 // -- the feed ---------------------------------------------------------------------------
 
-const DRAW = { top: drawTop, cut: drawCut, player: drawPlayer, table: drawTable, clock: tick };
+const DRAW = {
+  top: drawTop,
+  cut: drawCut,
+  bubble: drawBubble,
+  player: drawPlayer,
+  table: drawTable,
+  clock: tick,
+};
 
 function draw() {
   try {

@@ -8,6 +8,9 @@
   hand by hand points, who deals next, and the table's clock.
 - `/overlay/{tid}/clock`: the session clock (`?table=N`: one table's, `?group=A`: one group's
   in round 1), counted down in the page from the deadline and the server's time (rule CL-6).
+- `/overlay/{tid}/bubble?n=3`: the players either side of the cut line (n a side, 1 to 4: the
+  `needs` channel's band) and what each needs from the next hand (issue 18, rule ST-3), the
+  line between them saying how many advance.
 
 Every page is drawn in full by the server from the current state, so a mixer that grabs the
 first frame shows content; then `overlay.js` follows the live feed and redraws from the same
@@ -26,6 +29,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from fractions import Fraction
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -35,10 +39,14 @@ from app import i18n
 from app.domain.ariari import points_shown
 from app.domain.errors import say
 from app.domain.log import format_time
+from app.domain.numbers import shown
 from app.domain.replay import StandingRowData
 from app.domain.tournament import SEAT_NAMES, Tournament
+from app.read.needs import NeedsView
 from app.read.views import (
+    NEEDS_BAND,
     ClockRow,
+    NeedsState,
     PlayerState,
     StandingsState,
     States,
@@ -52,6 +60,7 @@ from app.services.errors import NotFound
 from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TableNumber, TournamentId
 from app.web.hall import name_language
+from app.web.needs_words import needs_short
 from app.web.pages import render
 
 router = APIRouter(
@@ -67,6 +76,7 @@ BothNames = Annotated[
 ]
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
 DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
+BUBBLE = 3  # the bubble's players on each side of the line, unless ?n= says otherwise
 _ = i18n.gettext
 # the seats' words (rule FM-4): 東家, 南家... as the players say them
 SEAT_WORDS = {
@@ -145,6 +155,44 @@ def board_rows(
             "last_in": advance is not None and row["position"] == advance,
         }
         for row in rows
+    ]
+
+
+def needs_words(view: NeedsView, points: bool = False) -> str:
+    """What a player needs in the bubble's few words (web/needs_words.py needs_short, which
+    the hall's cut page says too); a player whose segment is over has no hand left to play."""
+    if view["needs"] == "no hand left":
+        return _("no hand left")
+    return needs_short(view, points)
+
+
+def bubble_rows(needs: NeedsState, n: int, who: Names) -> list[Row]:
+    """The bubble: the last `n` players above the cut line and the first `n` below it, by
+    place (rule ST-3, a tie at the line as ST-4 and ST-5 place it), each with what they need;
+    `last_in` marks the row the line is drawn under. None without a cut (the final)."""
+    advance = needs["advance"]
+    if advance is None:
+        return []
+    points = needs["ariari"]
+    near = sorted(
+        (row for row in needs["rows"].values() if advance - n < row["position"] <= advance + n),
+        key=lambda row: row["position"],
+    )
+    return [
+        {
+            "player": str(row["player"]),
+            "rank": row["rank"],
+            **shown_names(who.get(str(row["player"])), str(row["player"])),
+            "country": who.get(str(row["player"]), {}).get("country") or "",
+            # the needs channel sends the exact total (SC-4); shown as the boards show it
+            "total": on_screen(
+                points_shown(row["total"]) if points else shown(Fraction(row["total"]))
+            ),
+            "needs": needs_words(row, points),
+            "above": row["above_cut"],
+            "last_in": row["position"] == advance,
+        }
+        for row in near
     ]
 
 
@@ -429,6 +477,9 @@ def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]
             "rows": board_rows(rows, standings["advance"], who, points),
             "standings": standings,
         }
+    if kind == "bubble":
+        needs = states["needs"]
+        return {"rows": bubble_rows(needs, config["n"], who), "needs": needs}
     if kind == "player":
         player = states[f"player:{config['player']}"]
         shown = player_view(player, states["clocks"]["tables"], points)
@@ -473,6 +524,19 @@ def cut(
     names: BothNames = None,
 ) -> HTMLResponse:
     return _page(request, store, tournament_id, "cut", ["standings"], bg, {}, names=names)
+
+
+@router.get("/{tournament_id}/bubble", response_class=HTMLResponse)
+def bubble(
+    request: Request,
+    tournament_id: TournamentId,
+    store: StoreDep,
+    n: Annotated[int, Query(ge=1, le=NEEDS_BAND)] = BUBBLE,
+    bg: Background = None,
+    names: BothNames = None,
+) -> HTMLResponse:
+    """The players either side of the line (n a side: the needs channel holds NEEDS_BAND)."""
+    return _page(request, store, tournament_id, "bubble", ["needs"], bg, {"n": n}, names=names)
 
 
 @router.get("/{tournament_id}/player/{player_id}", response_class=HTMLResponse)

@@ -53,6 +53,7 @@ def pages(hall: Any) -> dict[str, str]:
         "player": f"player/{leader(hall)}",
         "table": f"table/{WATCHED_TABLE}",
         "clock": "clock",
+        "bubble": "bubble",  # issue 18: the players either side of the line, what each needs
     }
 
 
@@ -303,6 +304,71 @@ def test_the_feeds_answer_304_to_a_current_etag(page: Any, hall: Any, tables: Ta
     changed = page.request.get(url, headers={"If-None-Match": etag})
     assert changed.status == 200
     assert changed.headers["etag"] != etag
+
+
+def test_the_bubble_shows_n_players_a_side_within_the_needs_band(
+    page: Any, hall: Any, tables: Tablets
+) -> None:
+    for n, shown in ((None, 3), (1, 1), (4, 4)):
+        open_overlay(page, hall, "bubble" if n is None else f"bubble?n={n}")
+        assert page.locator("#rows .row.above").count() == shown, n
+        assert page.locator("#rows .row.below").count() == shown, n
+        # the line between the last in and the first out, saying how many go through
+        assert page.locator("#rows .row.above + .cut-line + .row.below").count() == 1, n
+        assert page.text_content("#rows .cut-line") == "Top 16 advance"
+        assert page.locator("[data-field=empty]").is_hidden()
+    for n in ("0", "5", "x"):
+        answer = page.goto(f"{hall.base_url}/overlay/{hall.tournament_id}/bubble?n={n}")
+        assert answer.status == 422, n
+        assert "field 'n'" in page.inner_text("body").lower(), n
+
+
+def test_the_bubble_follows_a_hand_that_lifts_a_player_over_the_line(
+    browser: Any, page: Any, hall: Any, tables: Tablets
+) -> None:
+    """A player below the line wins the self-draw the bubble says they need: the live page
+    moves them over it (the needs domain's promise, rule ST-3) and says what the server's
+    fresh first frame says."""
+    open_overlay(page, hall, "bubble?n=4")
+    needs = page.evaluate("() => overlayFeed.states.get('needs')")
+    advance = needs["advance"]
+    chaser = next(
+        row
+        for row in sorted(needs["rows"].values(), key=lambda row: row["position"])
+        if row["position"] > advance
+        and row["needs"] == "can reach"
+        and row["self_draw"] is not None
+        and tables.entered(row["table"]) < 8
+    )
+    player = str(chaser["player"])
+    cell = page.locator(f"#rows .row[data-player='{player}'] .needs")
+    assert cell.text_content().startswith(f"{chaser['self_draw']} self-draw"), cell.text_content()
+    before = page.locator("#rows .needs").all_text_contents()
+
+    win = {"kind": "self_draw", "winner": player, "value": chaser["self_draw"]}
+    tables.enter(chaser["table"], win)
+
+    page.wait_for_function(
+        "(p) => { const row = overlayFeed.states.get('needs').rows[p];"
+        " return !row || row.above_cut === true; }",
+        arg=player,
+        polling=50,
+        timeout=5_000,
+    )
+    assert page.locator("#rows .needs").all_text_contents() != before
+    row = page.locator(f"#rows .row[data-player='{player}']")
+    if row.count():  # still near the line: over it now, and safe to some loss
+        assert "above" in (row.get_attribute("class") or "")
+        assert row.locator(".needs").text_content().startswith("safe")
+    still = browser.new_context(
+        viewport={"width": WIDTH, "height": HEIGHT}, java_script_enabled=False
+    )
+    try:
+        first = still.new_page()
+        first.goto(f"{hall.base_url}/overlay/{hall.tournament_id}/bubble?n=4")
+        assert shown_text(page) == shown_text(first)
+    finally:
+        still.close()
 
 
 def test_screenshots_of_the_crowded_overlays(page: Any, hall: Any, tables: Tablets) -> None:

@@ -60,6 +60,9 @@ def _overlays(macau: Macau) -> dict[str, str]:
         "player": f"player/{player}",
         "table": "table/3",
         "clock": "clock",
+        # issue 18: what the players either side of the line need (here, their half over:
+        # no hand left), four a side
+        "bubble": "bubble?n=4",
     }
 
 
