@@ -1,5 +1,7 @@
 """The one settings class: every option comes from a `SCOREBOARD_*` environment variable."""
 
+import hashlib
+import hmac
 import math
 import string
 from collections import Counter
@@ -91,6 +93,16 @@ class Settings(BaseSettings):
     # need their own.
     redis_channel: str = Field(default="scoreboard:changes", min_length=1)
     admin_token: SecretStr = SecretStr(DEVELOPMENT_ADMIN_TOKEN)
+    # The secret the seating slips' check-in codes are derived from (issue 18, part 4; rule
+    # CI-1). Unset, a key derived from the admin token, which production requires to be a
+    # real secret: so no deployment prints codes anyone could work out. Set it to keep the
+    # printed codes when the admin token changes; production holds it to the same strength.
+    checkin_secret: SecretStr | None = None
+    # Wrong check-in codes (rule CI-4): per player and round, and per address (a hall behind
+    # NAT shares one address, so that one is generous). Past either, 429 until the window
+    # frees, the right code included.
+    checkin_failures_per_player: str = "5/10 minutes"
+    checkin_failures_per_address: str = "60/minute"
     # `json`: one JSON object a line, a request's line among them (issue 16; compose.yaml
     # sets it); `text`: uvicorn's own lines, as a person at a terminal reads them.
     log_format: Literal["text", "json"] = "text"
@@ -162,6 +174,14 @@ class Settings(BaseSettings):
         return local
 
     @property
+    def check_in_key(self) -> bytes:
+        """rule CI-1: the key of the slips' check-in codes."""
+        if self.checkin_secret is not None and self.checkin_secret.get_secret_value():
+            return self.checkin_secret.get_secret_value().encode()
+        admin = self.admin_token.get_secret_value().encode()
+        return hmac.new(admin, b"scoreboard check-in codes", hashlib.sha256).digest()
+
+    @property
     def database_timeouts(self) -> DatabaseTimeouts:
         return DatabaseTimeouts(
             lock=self.db_lock_timeout,
@@ -221,6 +241,8 @@ class Settings(BaseSettings):
         "auth_failures_per_token",
         "writes_per_token",
         "writes_per_address",
+        "checkin_failures_per_player",
+        "checkin_failures_per_address",
     )
     @classmethod
     def _is_a_rate(cls, rate: str) -> str:
@@ -245,6 +267,12 @@ class Settings(BaseSettings):
                 ("SCOREBOARD_DATABASE_URL", self.database_url),
                 ("SCOREBOARD_REDIS_URL", self.redis_url or ""),
                 ("SCOREBOARD_PUBLIC_URL", self.public_url or ""),
+                (
+                    "SCOREBOARD_CHECKIN_SECRET",
+                    ""
+                    if self.checkin_secret is None
+                    else self.checkin_secret.get_secret_value(),
+                ),
             )
             if PLACEHOLDER in value
         ]
@@ -263,6 +291,20 @@ class Settings(BaseSettings):
                 f"{MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when "
                 "SCOREBOARD_ENVIRONMENT=production (the development default is refused). "
                 f"Generate one with: {MAKE_A_TOKEN}"
+            )
+        checkin = "" if self.checkin_secret is None else self.checkin_secret.get_secret_value()
+        if checkin and (
+            len(checkin) < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH
+            or estimated_entropy_bits(checkin) < MIN_PRODUCTION_ADMIN_TOKEN_BITS
+            or checkin == token
+        ):
+            # rule CI-1: a code derived from a guessable secret is a code anyone can print
+            raise ValueError(
+                "SCOREBOARD_CHECKIN_SECRET must be a secret of at least "
+                f"{MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters, as hard to guess as the "
+                "admin token and not the same, when SCOREBOARD_ENVIRONMENT=production (or "
+                f"leave it unset: the codes then derive from the admin token). Generate one "
+                f"with: {MAKE_A_TOKEN}"
             )
         bits = estimated_entropy_bits(token)
         if bits < MIN_PRODUCTION_ADMIN_TOKEN_BITS:

@@ -65,6 +65,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "static/spectator.js",
         "static/replay.js",
         "web/spectator.py",
+        "web/checkin_pages.py",  # a player's check-in on their phone (issue 18, part 4)
         "web/public.py",
         "read/*.py",
     ),

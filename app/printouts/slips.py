@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 import segno
@@ -67,16 +67,19 @@ def render_slips_html(
     base_url: str,
     warning: str | None = None,
     language: str | None = None,
+    codes: Mapping[str, str] | None = None,
 ) -> str:
     """The printable slips; `warning` says why their QR codes would not open on a phone
     (a loopback address), printed at the top and under every code. They speak `language`,
     or the request's (outside a request, the command line's: English unless it says). No
     language switch: the console fetches them with its token, in its own language, and
-    shows them as a document of their own, which a switch's link could not fetch again."""
+    shows them as a document of their own, which a switch's link could not fetch again.
+    `codes` are the players' check-in codes by player id (issue 18, part 4; rule CI-1),
+    printed under the QR code that opens the page where they are typed."""
     if language is not None:
         with i18n.speaking(language):
             return render_slips_html(
-                slips, tournament=tournament, base_url=base_url, warning=warning
+                slips, tournament=tournament, base_url=base_url, warning=warning, codes=codes
             )
     # The organizer's words, whichever address asked for them.
     i18n.set_domain("admin")
@@ -85,6 +88,7 @@ def render_slips_html(
             "slip": slip,
             "url": player_url(base_url, slip.player),
             "qr": qr_svg(player_url(base_url, slip.player)),
+            "code": (codes or {}).get(str(slip.player)),
         }
         for slip in slips
     ]

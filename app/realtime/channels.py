@@ -37,6 +37,8 @@ def valid_channel(channel: str) -> bool:
     kind, _, argument = channel.partition(":")
     if kind in KEYED or kind == "stats":  # stats: the story of the session (issue 18)
         return not argument
+    if kind == "checkin":  # who has checked in for the round (issue 18, part 4)
+        return not argument
     if kind == "table":
         # ASCII digits only, and few of them: int() of thousands of digits is slow or refused
         return argument.isascii() and argument.isdigit() and 0 < int(argument) < 2**31

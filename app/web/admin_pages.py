@@ -32,6 +32,7 @@ from app.domain.slips import Slip, seating_slips
 from app.domain.tournament import Tournament
 from app.printouts.slips import qr_svg, render_slips_csv, render_slips_html
 from app.read.reports import Registration
+from app.services import checkin
 from app.services.errors import NotFound, TokenRefused
 from app.services.feeds import NAMES as FEED_NAMES
 from app.services.feeds import distance_shown, is_ariari, total_shown
@@ -292,12 +293,20 @@ def slips_html(
     answer as a blob, so no token ever sits in a URL."""
     name, slips = _slips(store, tournament_id, round_number)
     base_url = public_base(request, settings)
+    # issue 18, part 4: each player's check-in code for the round (rule CI-1)
+    codes = {
+        str(slip.player): checkin.code_of(
+            tournament_id, round_number, slip.player, settings.check_in_key
+        )
+        for slip in slips
+    }
     return HTMLResponse(
         render_slips_html(
             slips,
             tournament=name,
             base_url=base_url,
             warning=loopback_warning(base_url),
+            codes=codes,
         )
     )
 

@@ -306,6 +306,19 @@ class RateLimits:
         self.writes_per_token = Rate.of(
             settings.writes_per_token, say("writes with this token"), "SCOREBOARD_WRITES_PER_TOKEN"
         )
+        # rule CI-4: wrong check-in codes (app/web/checkin_pages.py)
+        self.check_in_failures = (
+            Rate.of(
+                settings.checkin_failures_per_player,
+                say("wrong check-in codes for this player"),
+                "SCOREBOARD_CHECKIN_FAILURES_PER_PLAYER",
+            ),
+            Rate.of(
+                settings.checkin_failures_per_address,
+                say("wrong check-in codes from this address"),
+                "SCOREBOARD_CHECKIN_FAILURES_PER_ADDRESS",
+            ),
+        )
 
     def _hit(self, rate: Rate, *key: str) -> TooManyRequests | None:
         limiter = self.limiter if time.monotonic() >= self.shared_again_at else self.alone
@@ -337,6 +350,40 @@ class RateLimits:
             ),
             retry_after,
         )
+
+    def check_in_refused(self, address: str, player: str) -> TooManyRequests | None:
+        """rule CI-4: the 429 for a player, or an address, over its wrong codes (before the
+        code is even compared, so that the right one cannot come by guessing on); else None."""
+        per_player, per_address = self.check_in_failures
+        for rate, key in ((per_player, ("player", player)), (per_address, ("address", address))):
+            try:
+                if self.limiter.test(rate.item, "check-in", *key):
+                    continue
+                reset = self.limiter.get_window_stats(rate.item, "check-in", *key).reset_time
+            except Exception:  # Redis away: as _hit, a limit never stops the hall
+                log.warning("check-in limit %s not read", rate.setting, exc_info=True)
+                return None
+            wait = max(1, math.ceil(reset - time.time()))
+            return TooManyRequests(
+                say(
+                    "too many {counts}: at most {amount} {per} ({setting}); try again in "
+                    "{retry_after} s, or check in at the desk",
+                    counts=rate.counts,
+                    amount=rate.item.amount,
+                    per=_per(rate.item),
+                    setting=rate.setting,
+                    retry_after=wait,
+                ),
+                wait,
+                field="code",
+            )
+        return None
+
+    def check_in_failed(self, address: str, player: str) -> None:
+        """rule CI-4: count a wrong code, for the player and for the address."""
+        per_player, per_address = self.check_in_failures
+        self._hit(per_player, "check-in", "player", player)
+        self._hit(per_address, "check-in", "address", address)
 
     @staticmethod
     def digest(token: str) -> str:

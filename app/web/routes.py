@@ -7,6 +7,8 @@ from fastapi import APIRouter
 from app.web import (
     admin,
     admin_pages,
+    checkin_admin,
+    checkin_pages,
     feeds,
     hall,
     head_judge,
@@ -35,3 +37,7 @@ router.include_router(spectator.router)
 router.include_router(judge_pages.router)
 router.include_router(admin_pages.router)
 router.include_router(scorer.router)  # the paper fallback: sheets and the scorer (issue 18)
+# check-in and no-shows (issue 18, part 4): the organizer's desk, the player's phone
+router.include_router(checkin_admin.router)
+router.include_router(checkin_pages.api)
+router.include_router(checkin_pages.pages)
