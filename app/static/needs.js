@@ -3,7 +3,8 @@
 // word (tests/unit/test_needs_words.py runs both). Ari Ari: a tsumo and a ron, in points
 // (rule AA-22); WSOM: a self-draw and a discard win (HS-2).
 
-import { t } from "./i18n.js";
+// `t` is a parameter below, so that the catalogs' extraction (t() calls) finds every string
+import { t as pageT } from "./i18n.js";
 import { pointsShown } from "./live.js";
 
 const SEPARATOR = " \u00b7 ";
@@ -17,29 +18,29 @@ const shown = (value, ariari) => (value === null ? "" : ariari ? pointsShown(Str
  * The player's page: what the next hand must be, or may not be ("" when none).
  * @param {NeedsView | null | undefined} view
  * @param {boolean} [ariari]
- * @param {typeof t} [say] the language to say it in: the page's, or the hall's second
+ * @param {typeof pageT} [t] the language to say it in: the page's, or the hall's second
  */
-export function needsSentence(view, ariari = false, say = t) {
+export function needsSentence(view, ariari = false, t = pageT) {
   if (!view) return "";
-  if (view.needs === "out of reach") return say("Out of reach with one hand");
+  if (view.needs === "out of reach") return t("Out of reach with one hand");
   if (view.needs === "can reach") {
     const words = { self_draw: shown(view.self_draw, ariari), discard: shown(view.discard, ariari) };
     const both = view.self_draw !== null && view.discard !== null;
     if (ariari) {
-      if (both) return say("Needs a tsumo of {self_draw} or a ron of {discard}", words);
-      return view.self_draw !== null ? say("Needs a tsumo of {self_draw}", words) : say("Needs a ron of {discard}", words);
+      if (both) return t("Needs a tsumo of {self_draw} or a ron of {discard}", words);
+      return view.self_draw !== null ? t("Needs a tsumo of {self_draw}", words) : t("Needs a ron of {discard}", words);
     }
-    if (both) return say("Needs a self-draw of {self_draw} or a discard win of {discard}", words);
-    return view.self_draw !== null ? say("Needs a self-draw of {self_draw}", words) : say("Needs a discard win of {discard}", words);
+    if (both) return t("Needs a self-draw of {self_draw} or a discard win of {discard}", words);
+    return view.self_draw !== null ? t("Needs a self-draw of {self_draw}", words) : t("Needs a discard win of {discard}", words);
   }
   if (view.needs === "over the line") {
     const words = { self_draw: shown(view.lose_self_draw, ariari), discard: shown(view.lose_discard, ariari) };
-    if (view.lose_self_draw === null && view.lose_discard === null) return say("Safe against any one hand");
+    if (view.lose_self_draw === null && view.lose_discard === null) return t("Safe against any one hand");
     if (view.lose_self_draw !== null && view.lose_discard !== null) {
-      return say("Through unless an opponent self-draws more than {self_draw} or they deal in more than {discard}", words);
+      return t("Through unless an opponent self-draws more than {self_draw} or they deal in more than {discard}", words);
     }
-    if (view.lose_self_draw !== null) return say("Through unless an opponent self-draws more than {self_draw}", words);
-    return say("Through unless they deal in more than {discard}", words);
+    if (view.lose_self_draw !== null) return t("Through unless an opponent self-draws more than {self_draw}", words);
+    return t("Through unless they deal in more than {discard}", words);
   }
   return "";
 }
@@ -48,23 +49,23 @@ export function needsSentence(view, ariari = false, say = t) {
  * The hall's cut page and the overlay's bubble: the same in a few words.
  * @param {NeedsView | null | undefined} view
  * @param {boolean} [ariari]
- * @param {typeof t} [say] the language to say it in: the page's, or the hall's second
+ * @param {typeof pageT} [t] the language to say it in: the page's, or the hall's second
  */
-export function needsShort(view, ariari = false, say = t) {
+export function needsShort(view, ariari = false, t = pageT) {
   if (!view) return "";
-  if (view.needs === "out of reach") return say("out of reach");
+  if (view.needs === "out of reach") return t("out of reach");
   const parts = [];
   const [selfDraw, discard] = view.needs === "can reach" ? [view.self_draw, view.discard] : [view.lose_self_draw, view.lose_discard];
   if (selfDraw !== null) {
     const value = shown(selfDraw, ariari);
-    parts.push(ariari ? say("{value} tsumo", { value }) : say("{value} self-draw", { value }));
+    parts.push(ariari ? t("{value} tsumo", { value }) : t("{value} self-draw", { value }));
   }
   if (discard !== null) {
     const value = shown(discard, ariari);
-    if (view.needs !== "can reach") parts.push(say("{value} deal-in", { value }));
-    else parts.push(ariari ? say("{value} ron", { value }) : say("{value} discard", { value }));
+    if (view.needs !== "can reach") parts.push(t("{value} deal-in", { value }));
+    else parts.push(ariari ? t("{value} ron", { value }) : t("{value} discard", { value }));
   }
   if (view.needs === "can reach") return parts.join(SEPARATOR);
   if (view.needs !== "over the line") return "";
-  return parts.length ? say("safe to {limits}", { limits: parts.join(SEPARATOR) }) : say("safe");
+  return parts.length ? t("safe to {limits}", { limits: parts.join(SEPARATOR) }) : t("safe");
 }

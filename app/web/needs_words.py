@@ -20,11 +20,17 @@ def _value(value: int, ariari: bool) -> str:
     return points_shown(value) if ariari else str(value)
 
 
-def needs_sentence(view: NeedsView | None, ariari: bool = False) -> str:
+def needs_sentence(
+    view: NeedsView | None, ariari: bool = False, language: str | None = None
+) -> str:
     """The player's page: what the next hand must be, or what it may not be; "" when the
-    player has no hand left (their segment is over) or the round has no cut."""
+    player has no hand left (their segment is over) or the round has no cut. In `language`
+    when given (the hall's second), else the page's (needs.js takes a `t` instead)."""
     if view is None:
         return ""
+    if language is not None:
+        with i18n.speaking(language):
+            return needs_sentence(view, ariari)
     _ = i18n.gettext
     verdict = view["needs"]
     if verdict == "out of reach":
@@ -67,10 +73,14 @@ def needs_sentence(view: NeedsView | None, ariari: bool = False) -> str:
     return ""
 
 
-def needs_short(view: NeedsView | None, ariari: bool = False) -> str:
-    """The hall's cut page and the overlay's bubble: the same in a few words."""
+def needs_short(view: NeedsView | None, ariari: bool = False, language: str | None = None) -> str:
+    """The hall's cut page and the overlay's bubble: the same in a few words, in `language`
+    when given."""
     if view is None:
         return ""
+    if language is not None:
+        with i18n.speaking(language):
+            return needs_short(view, ariari)
     _ = i18n.gettext
     verdict = view["needs"]
     if verdict == "out of reach":

@@ -95,3 +95,63 @@ def test_the_page_script_says_what_the_server_says() -> None:
         timeout=60,
     )
     assert json.loads(run.stdout) == _python()
+
+
+def _python_in(language: str) -> list[list[str]]:
+    # the page speaks English; the words are asked for in the hall's second language
+    with i18n.speaking("en", "hall"):
+        return [
+            [needs_sentence(v, ariari, language), needs_short(v, ariari, language)]
+            for ariari in (False, True)
+            for v in VIEWS
+        ]
+
+
+def test_the_words_in_a_language_asked_for_beside_the_pages() -> None:
+    # The hall speaks its second language in turn: its column of needs on the cut page says
+    # them in either (issue 18). The language asked for wins over the page's.
+    said = _python_in("ja")
+    assert said != _python()
+    assert said[3] == [
+        needs_sentence(VIEWS[3], False, "ja"),
+        needs_short(VIEWS[3], False, "ja"),
+    ]
+    with i18n.speaking("ja"):
+        assert said == [
+            [needs_sentence(v, ariari), needs_short(v, ariari)]
+            for ariari in (False, True)
+            for v in VIEWS
+        ]
+    with i18n.speaking("en"):
+        assert needs_short(VIEWS[3]) == "14 self-draw · 12 discard"  # the page's is untouched
+
+
+@pytest.mark.parametrize("language", [*i18n.TRANSLATED, i18n.PSEUDO])
+def test_the_page_script_says_it_in_a_second_language_as_the_server_does(
+    language: str,
+) -> None:
+    # The hall's second speaker (static/hall/words.js speakerOf, over the catalog the hall
+    # embeds for it: app/web/hall.py) passed as needs.js's `t`.
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    catalog = i18n.catalog_json(language, ("common", "hall"))
+    script = (
+        'import { needsSentence, needsShort } from "./app/static/needs.js";\n'
+        'import { speakerOf } from "./app/static/hall/words.js";\n'
+        f"const views = {json.dumps(VIEWS)};\n"
+        f"const {{ t }} = speakerOf({catalog});\n"
+        "const out = [];\n"
+        "for (const ariari of [false, true]) for (const v of views)"
+        " out.push([needsSentence(v, ariari, t), needsShort(v, ariari, t)]);\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(run.stdout) == _python_in(language)
