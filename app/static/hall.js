@@ -7,6 +7,9 @@
 // takes to fade); lang (the page's language), second (a second language: the headings and
 // column heads in both, the second beneath) and bilingual=alternate (whole pages in each
 // language in turn instead), issue 17.
+// The cut page has a column more (issue 18): what each player near the line needs from the
+// next hand at their table, in a few words, from the `needs` channel (4 places each side of
+// the line; the other rows' cells are blank).
 // The screen decides the sizes (issue 13): a page's rows share the height left, whatever
 // their number, so no row is ever below the screen and page n+1 starts where page n ended;
 // the row's font shrinks further only to keep the name column readable.
@@ -19,6 +22,7 @@ import { formatTime, namesFor } from "/static/i18n.js";
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 import { handCount, sameDeadline, segmentKindOf, sessionClock } from "/static/hall/session.js";
 import { FIRST, secondSpeaker } from "/static/hall/words.js";
+import { needsShort } from "/static/needs.js";
 
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
@@ -51,6 +55,7 @@ const el = {
   rows: document.getElementById("rows"),
   standings: document.querySelector(".hall-standings"),
   nameHeader: document.querySelector(".hall-columns .col-name"),
+  needsHeader: /** @type {HTMLElement} */ (document.querySelector(".hall-columns .col-needs")),
   pager: document.getElementById("pager"),
   round: document.getElementById("round-label"),
   badge: document.getElementById("badge"),
@@ -157,13 +162,14 @@ function renderHeads() {
   label(heads.querySelector(".col-name"), ({ t }) => t("Player"));
   label(heads.querySelector(".col-total"), ({ t }) => t("Total"));
   label(heads.querySelector(".col-distance"), ({ t }) => t("To cut"));
+  label(el.needsHeader, ({ t }) => t("Next hand"));
   el.fullscreen.textContent = t("Full screen");
   el.fullscreen.title = t("Full screen (key F)");
 }
 
 // -- the feed -------------------------------------------------------------------------------
 
-const feed = new LiveFeed(tournamentId, ["standings", "clocks"], {
+const feed = new LiveFeed(tournamentId, ["standings", "clocks", "needs"], {
   onState(channel, state, message) {
     noteServerTime(message);
     if (channel === "standings") {
@@ -173,6 +179,8 @@ const feed = new LiveFeed(tournamentId, ["standings", "clocks"], {
     } else if (channel === "clocks") {
       renderTables();
       renderSessionClock();
+    } else if (channel === "needs" && el.pager.dataset.page === "cut") {
+      renderStandings();
     }
   },
   onHeartbeat: noteServerTime,
@@ -347,7 +355,10 @@ function renderStandings() {
 
   const byId = new Map(rows.map((row) => [row.id, row]));
   const tie = tieMarks(cut?.tie);
-  const made = [sizerRow(rows)];
+  const needs = page === "cut" ? needsWords(state.round) : null;
+  el.standings.classList.toggle("with-needs", needs !== null);
+  el.needsHeader.hidden = needs === null;
+  const made = [sizerRow(rows, needs)];
   for (let index = first - 1; index < last; index += 1) {
     const row = rows[index];
     // rule ST-2: equal totals share a rank
@@ -356,7 +367,7 @@ function renderStandings() {
     if (cut && row.position === cut.advance + 1 && row.position === first) {
       made.push(cutBand(cut, byId));
     }
-    made.push(standingRow(row, shared, tie));
+    made.push(standingRow(row, shared, tie, needs));
     if (cut && row.position === cut.advance) made.push(cutBand(cut, byId));
   }
   el.rows.replaceChildren(...made);
@@ -364,9 +375,22 @@ function renderStandings() {
   renderCutInfo(cut, byId);
 }
 
+// issue 18: what each player in the `needs` channel needs from the next hand, in the words
+// the screen speaks now (player id -> words; "" for a player with no hand left); null, and no
+// column, while the channel has no state of this round or none of them has a hand left (the
+// segment is over at their tables: the column would be an empty one).
+function needsWords(round) {
+  const state = feed.states.get("needs");
+  if (!state || state.round !== round) return null;
+  const ariari = state.ariari ?? ARIARI; // rule AA-22: points
+  const { t } = speaker();
+  const words = new Map(Object.entries(state.rows ?? {}).map(([player, view]) => [player, needsShort(view, ariari, t)]));
+  return [...words.values()].some(Boolean) ? words : null;
+}
+
 // An invisible row with the widest rank, country and figures of the whole standings: the
 // grid's columns fit them on every page, so they neither overlap nor move between pages.
-function sizerRow(rows) {
+function sizerRow(rows, needs) {
   const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), "");
   const sizer = node("div", "hall-sizer");
   sizer.setAttribute("aria-hidden", "true");
@@ -378,10 +402,11 @@ function sizerRow(rows) {
     node("span", "col-total num", longest(rows.map(totalOf))),
     node("span", "col-distance num", `+${longest(rows.map((row) => distanceOf(row) ?? ""))}`),
   );
+  if (needs) sizer.append(node("span", "col-needs", longest([...needs.values()])));
   return sizer;
 }
 
-function standingRow(row, shared, tie) {
+function standingRow(row, shared, tie, needs) {
   const line = node("div", "hall-row");
   line.dataset.player = row.id;
   line.dataset.position = String(row.position);
@@ -416,6 +441,7 @@ function standingRow(row, shared, tie) {
     distance.classList.add(row.above_cut ? "above" : "below");
   }
   line.append(arrow, rank, name, country, total, distance);
+  if (needs) line.append(node("span", "col-needs", needs.get(row.id) ?? ""));
   return line;
 }
 
