@@ -269,9 +269,7 @@ class Settings(BaseSettings):
                 ("SCOREBOARD_PUBLIC_URL", self.public_url or ""),
                 (
                     "SCOREBOARD_CHECKIN_SECRET",
-                    ""
-                    if self.checkin_secret is None
-                    else self.checkin_secret.get_secret_value(),
+                    "" if self.checkin_secret is None else self.checkin_secret.get_secret_value(),
                 ),
             )
             if PLACEHOLDER in value

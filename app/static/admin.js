@@ -8,6 +8,7 @@
 
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 import { prizeAmounts, runLimited } from "/static/admin/pure.js";
+import { CheckInDesk } from "/static/admin/checkin.js";
 import { formatTime, language, t, tn } from "/static/i18n.js";
 
 const TOKEN_KEY = "wsom.adminToken";
@@ -756,6 +757,7 @@ async function refresh() {
   view.state = state;
   view.names = new Map(state.players.map((player) => [String(player.id), player]));
   renderTournament();
+  await checkInDesk.load(); // issue 18, part 4: who is missing (admin/checkin.js)
   // The player card's links wait for a first registration.
   if (view.links?.player === null && state.players.length) await loadLinks();
   await loadStandings();
@@ -1698,6 +1700,8 @@ setInterval(() => {
   if (view.feed) renderClocks();
 }, 1000);
 
+// issue 18, part 4: the check-in desk, with the console's own API helpers
+const checkInDesk = new CheckInDesk({ getJSON, post, api, activity, changed: refreshSoon });
 wireForms();
 if (sessionStorage.getItem(TOKEN_KEY)) {
   request("/admin/session")

@@ -343,7 +343,7 @@ def test_the_checkin_channel_counts_and_lists_the_missing(
     state = _checkin_snapshot(client, tid)
     assert (state["checked_in"], state["missing"]) == (1, 7)
     assert "a1" not in [row["player"] for row in state["players"]]
-    # the hall's page is live from it in the browser (tests/e2e/test_check_in.py)
+    # the hall's page is live from it in the browser (tests/e2e/test_check_in_pages.py)
 
 
 def _checkin_snapshot(client: TestClient, tid: int) -> dict[str, Any]:
