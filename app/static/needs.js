@@ -36,11 +36,20 @@ export function needsSentence(view, ariari = false, t = pageT) {
   if (view.needs === "over the line") {
     const words = { self_draw: shown(view.lose_self_draw, ariari), discard: shown(view.lose_discard, ariari) };
     if (view.lose_self_draw === null && view.lose_discard === null) return t("Safe against any one hand");
-    if (view.lose_self_draw !== null && view.lose_discard !== null) {
-      return t("Through unless an opponent self-draws more than {self_draw} or they deal in more than {discard}", words);
-    }
-    if (view.lose_self_draw !== null) return t("Through unless an opponent self-draws more than {self_draw}", words);
-    return t("Through unless they deal in more than {discard}", words);
+    // 0: even the smallest such hand drops them (rule HS-3), said without a number
+    /** @param {number | null} value */
+    const kind = (value) => (value === null ? "" : value === 0 ? "any" : "more");
+    const sentences = {
+      "more more": () => t("Through unless an opponent self-draws more than {self_draw} or they deal in more than {discard}", words),
+      "more ": () => t("Through unless an opponent self-draws more than {self_draw}", words),
+      " more": () => t("Through unless they deal in more than {discard}", words),
+      "any any": () => t("Through unless an opponent self-draws or they deal in", words),
+      "any ": () => t("Through unless an opponent self-draws", words),
+      " any": () => t("Through unless they deal in", words),
+      "any more": () => t("Through unless an opponent self-draws or they deal in more than {discard}", words),
+      "more any": () => t("Through unless an opponent self-draws more than {self_draw} or they deal in", words),
+    };
+    return sentences[/** @type {keyof typeof sentences} */ (`${kind(view.lose_self_draw)} ${kind(view.lose_discard)}`)]();
   }
   return "";
 }
@@ -55,17 +64,29 @@ export function needsShort(view, ariari = false, t = pageT) {
   if (!view) return "";
   if (view.needs === "out of reach") return t("out of reach");
   const parts = [];
-  const [selfDraw, discard] = view.needs === "can reach" ? [view.self_draw, view.discard] : [view.lose_self_draw, view.lose_discard];
-  if (selfDraw !== null) {
-    const value = shown(selfDraw, ariari);
+  if (view.needs === "can reach") {
+    if (view.self_draw !== null) {
+      const value = shown(view.self_draw, ariari);
+      parts.push(ariari ? t("{value} tsumo", { value }) : t("{value} self-draw", { value }));
+    }
+    if (view.discard !== null) {
+      const value = shown(view.discard, ariari);
+      parts.push(ariari ? t("{value} ron", { value }) : t("{value} discard", { value }));
+    }
+    return parts.join(SEPARATOR);
+  }
+  if (view.needs !== "over the line") return "";
+  // a loss they can take up to a value, and the hands of which even the smallest drops them
+  // (0, rule HS-3): "safe to 45 self-draw · drops on any deal-in"
+  const kinds = [];
+  if (view.lose_self_draw === 0) kinds.push(ariari ? t("any tsumo") : t("any self-draw"));
+  else if (view.lose_self_draw !== null) {
+    const value = shown(view.lose_self_draw, ariari);
     parts.push(ariari ? t("{value} tsumo", { value }) : t("{value} self-draw", { value }));
   }
-  if (discard !== null) {
-    const value = shown(discard, ariari);
-    if (view.needs !== "can reach") parts.push(t("{value} deal-in", { value }));
-    else parts.push(ariari ? t("{value} ron", { value }) : t("{value} discard", { value }));
-  }
-  if (view.needs === "can reach") return parts.join(SEPARATOR);
-  if (view.needs !== "over the line") return "";
-  return parts.length ? t("safe to {limits}", { limits: parts.join(SEPARATOR) }) : t("safe");
+  if (view.lose_discard === 0) kinds.push(t("any deal-in"));
+  else if (view.lose_discard !== null) parts.push(t("{value} deal-in", { value: shown(view.lose_discard, ariari) }));
+  const said = parts.length ? [t("safe to {limits}", { limits: parts.join(SEPARATOR) })] : [];
+  if (kinds.length) said.push(t("drops on {kinds}", { kinds: kinds.join(SEPARATOR) }));
+  return said.join(SEPARATOR) || t("safe");
 }

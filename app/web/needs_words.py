@@ -20,6 +20,12 @@ def _value(value: int, ariari: bool) -> str:
     return points_shown(value) if ariari else str(value)
 
 
+def _kind(limit: int | None) -> str:
+    """A loss a player can take: none ("", safe against it), 0 (even the smallest drops
+    them: "any") or up to a value ("more" than it drops them)."""
+    return "" if limit is None else "any" if limit == 0 else "more"
+
+
 def needs_sentence(
     view: NeedsView | None, ariari: bool = False, language: str | None = None
 ) -> str:
@@ -62,14 +68,26 @@ def needs_sentence(
             "self_draw": None if lose_self_draw is None else _value(lose_self_draw, ariari),
             "discard": None if lose_discard is None else _value(lose_discard, ariari),
         }
-        if lose_self_draw is not None and lose_discard is not None:
-            return _(
+        # 0: even the smallest such hand drops them (rule HS-3), said without a number
+        kinds = (_kind(lose_self_draw), _kind(lose_discard))
+        sentences = {
+            ("more", "more"): _(
                 "Through unless an opponent self-draws more than {self_draw} "
                 "or they deal in more than {discard}"
-            ).format(**words)
-        if lose_self_draw is not None:
-            return _("Through unless an opponent self-draws more than {self_draw}").format(**words)
-        return _("Through unless they deal in more than {discard}").format(**words)
+            ),
+            ("more", ""): _("Through unless an opponent self-draws more than {self_draw}"),
+            ("", "more"): _("Through unless they deal in more than {discard}"),
+            ("any", "any"): _("Through unless an opponent self-draws or they deal in"),
+            ("any", ""): _("Through unless an opponent self-draws"),
+            ("", "any"): _("Through unless they deal in"),
+            ("any", "more"): _(
+                "Through unless an opponent self-draws or they deal in more than {discard}"
+            ),
+            ("more", "any"): _(
+                "Through unless an opponent self-draws more than {self_draw} or they deal in"
+            ),
+        }
+        return sentences[kinds].format(**words)
     return ""
 
 
@@ -97,15 +115,23 @@ def needs_short(view: NeedsView | None, ariari: bool = False, language: str | No
             parts.append((_("{value} ron") if ariari else _("{value} discard")).format(value=value))
         return SEPARATOR.join(parts)
     if verdict == "over the line":
-        if view["lose_self_draw"] is not None:
+        # a loss they can take up to a value, and the hands of which even the smallest drops
+        # them (0, rule HS-3): "safe to 45 self-draw · drops on any deal-in"
+        kinds: list[str] = []
+        if view["lose_self_draw"] == 0:
+            kinds.append(_("any tsumo") if ariari else _("any self-draw"))
+        elif view["lose_self_draw"] is not None:
             value = _value(view["lose_self_draw"], ariari)
             parts.append(
                 (_("{value} tsumo") if ariari else _("{value} self-draw")).format(value=value)
             )
-        if view["lose_discard"] is not None:
+        if view["lose_discard"] == 0:
+            kinds.append(_("any deal-in"))
+        elif view["lose_discard"] is not None:
             value = _value(view["lose_discard"], ariari)
             parts.append(_("{value} deal-in").format(value=value))
-        if not parts:
-            return _("safe")
-        return _("safe to {limits}").format(limits=SEPARATOR.join(parts))
+        said = [_("safe to {limits}").format(limits=SEPARATOR.join(parts))] if parts else []
+        if kinds:
+            said.append(_("drops on {kinds}").format(kinds=SEPARATOR.join(kinds)))
+        return SEPARATOR.join(said) or _("safe")
     return ""

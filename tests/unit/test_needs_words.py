@@ -41,6 +41,9 @@ VIEWS: list[NeedsView | None] = [
     view("over the line", lose_self_draw=45, lose_discard=30),
     view("over the line", lose_self_draw=0),
     view("over the line", lose_discard=12000),
+    view("over the line", lose_self_draw=0, lose_discard=0),
+    view("over the line", lose_self_draw=45, lose_discard=0),
+    view("over the line", lose_discard=0),
 ]
 
 # (ariari, view index) -> (sentence, short), as a reader of English reads them
@@ -56,6 +59,17 @@ EXPECTED = {
     (True, 9): ("Through unless they deal in more than 12,000", "safe to 12,000 deal-in"),
     (False, 2): ("Out of reach with one hand", "out of reach"),
     (False, 1): ("", ""),
+    # 0: even the smallest such hand drops them (rule HS-3): no "more than 0"
+    (False, 8): ("Through unless an opponent self-draws", "drops on any self-draw"),
+    (False, 10): (
+        "Through unless an opponent self-draws or they deal in",
+        "drops on any self-draw · any deal-in",
+    ),
+    (True, 11): (
+        "Through unless an opponent self-draws more than 45 or they deal in",
+        "safe to 45 tsumo · drops on any deal-in",
+    ),
+    (False, 12): ("Through unless they deal in", "drops on any deal-in"),
 }
 
 
