@@ -254,6 +254,213 @@ function drawBubble() {
   if (empty) empty.hidden = Boolean(advance);
 }
 
+// -- the story of the session (issue 18): the stats channel, a card at a time ---------------
+
+const STORY_ROWS = 3; // app/web/overlay.py STORY_ROWS
+const STORY_PARTS = ["hands", "movers", "crossed", "leaders", "counts"]; // and its ?only=
+const STORY_SECONDS = [3, 60]; // app/web/overlay.py STORY_FASTEST, STORY_SLOWEST
+const story = { key: null, index: 0, timer: null };
+
+// app/web/overlay.py _scope: "Half 1", or "Group A · Half 1" in round 1 (rule FM-2)
+function storyScope(stats) {
+  const segment = segmentWord(roundNames(stats.round).segment, stats.segment ?? 0);
+  return stats.group ? `${t("Group {group}", { group: stats.group })} \u00b7 ${segment}` : segment;
+}
+
+function storyTotal(total, shown) {
+  return onScreen(ARIARI ? pointsShown(total) : shown);
+}
+
+// app/web/overlay.py win_word
+function winWord(kind) {
+  if (kind === "self_draw") return ARIARI ? t("Tsumo") : t("Self-draw");
+  if (kind === "discard") return ARIARI ? t("Ron") : t("Discard win");
+  return t("Ruling");
+}
+
+function storyRow(player, fields) {
+  return { player, label: "", sign: "", dealtIn: null, aside: "", ...fields };
+}
+
+// app/web/overlay.py _hand_rows: the biggest hands (HS-4; AA-22 in points), with the hand's
+// segment when the list spans the round (`segmentKind`)
+function handRows(hands, segmentKind) {
+  return hands.slice(0, STORY_ROWS).map((big) => {
+    const at = t("Table {table} \u00b7 Hand {hand}", { table: big.table, hand: big.hand });
+    return storyRow(String(big.player), {
+      figure: ARIARI ? pointsShown(big.value) : String(big.value),
+      note: winWord(big.kind),
+      dealtIn: big.discarder === null || big.discarder === undefined ? null : String(big.discarder),
+      aside: segmentKind === null ? at : `${segmentWord(segmentKind, big.segment)} \u00b7 ${at}`,
+    });
+  });
+}
+
+// app/web/overlay.py _mover_rows: rule ST-2, the rank before the segment's hands and now
+function moverRows(movers) {
+  return movers.slice(0, STORY_ROWS).map((mover) => {
+    const change = signed(mover.change);
+    return storyRow(String(mover.player), {
+      figure: change,
+      sign: sign(change),
+      note: t("Rank {before} \u2192 {now}", { before: mover.rank_before, now: mover.rank }),
+      aside: storyTotal(mover.total, mover.shown),
+    });
+  });
+}
+
+// app/web/overlay.py _crossed_rows: rule ST-3
+function crossedRows(crossed) {
+  return crossed.slice(0, STORY_ROWS).map((row) =>
+    storyRow(String(row.player), {
+      label: row.up ? "\u25b2" : "\u25bc",
+      figure: storyTotal(row.total, row.shown),
+      sign: row.up ? "plus" : "minus",
+      note: row.up ? t("Over the line") : t("Under the line"),
+      aside: t("Place {before} \u2192 {now}", { before: row.position_before, now: row.position }),
+    }),
+  );
+}
+
+// app/web/overlay.py _leader_rows
+function leaderRows(leaders) {
+  return leaders.slice(0, STORY_ROWS).map((leader) => {
+    const points = signed(leader.points);
+    return storyRow(String(leader.player), {
+      label: t("Table {table}", { table: leader.table }),
+      figure: points,
+      sign: sign(points),
+      note: tn("{count} hand played", "{count} hands played", leader.hands),
+      aside: leader.shared ? t("level at the top") : "",
+    });
+  });
+}
+
+// app/web/overlay.py _count_row (rule HS-1; AA-3, AA-9, AA-10)
+function countRow(label, counts) {
+  const endings = [
+    ARIARI
+      ? tn("{count} tsumo", "{count} tsumo", counts.self_draws)
+      : tn("{count} self-draw", "{count} self-draws", counts.self_draws),
+    ARIARI
+      ? tn("{count} ron", "{count} ron", counts.discards)
+      : tn("{count} discard win", "{count} discard wins", counts.discards),
+    tn("{count} draw", "{count} draws", counts.draws),
+  ];
+  if (counts.others) endings.push(tn("{count} other", "{count} others", counts.others));
+  return storyRow(null, {
+    label,
+    figure: tn("{count} hand", "{count} hands", counts.hands),
+    note: endings.join(" \u00b7 "),
+  });
+}
+
+// app/web/overlay.py story_cards
+function storyCards(stats) {
+  const roundName = roundNames(stats.round).name;
+  const scope = stats.segment === null || stats.segment === undefined ? "" : storyScope(stats);
+  const cards = [];
+  const card = (part, key, title, rows, segment = false) => {
+    if (!rows.length) return;
+    const what = [roundName, ...(segment ? [scope] : []), title].join(" \u00b7 ");
+    cards.push({ part, key, what, rows });
+  };
+  for (const part of config.only) {
+    if (part === "hands") {
+      const biggest = t("Biggest hands");
+      card(part, "hands-round", biggest, handRows(stats.hands.round, roundNames(stats.round).segment));
+      const shownRound = JSON.stringify(stats.hands.round.slice(0, STORY_ROWS));
+      if (JSON.stringify(stats.hands.segment.slice(0, STORY_ROWS)) !== shownRound) {
+        card(part, "hands-segment", biggest, handRows(stats.hands.segment, null), true);
+      }
+    } else if (part === "movers") {
+      card(part, "climbers", t("Climbers"), moverRows(stats.climbers), true);
+      card(part, "fallers", t("Fallers"), moverRows(stats.fallers), true);
+    } else if (part === "crossed") {
+      card(part, "crossed", t("Across the cut line with the last hand"), crossedRows(stats.crossed));
+    } else if (part === "leaders") {
+      card(part, "leaders", t("Table leaders"), leaderRows(stats.leaders), true);
+    } else if (part === "counts" && stats.counts.round.hands) {
+      const rows = [countRow(roundName, stats.counts.round)];
+      const segment = stats.counts.segment;
+      if (stats.segment !== null && stats.segment !== undefined && segment.hands !== stats.counts.round.hands) {
+        rows.push(countRow(scope, segment));
+      }
+      card(part, "counts", t("How the hands ended"), rows);
+    }
+  }
+  return cards;
+}
+
+// app/web/overlay.py story_empty
+function storyEmpty(stats) {
+  const roundName = roundNames(stats.round).name;
+  const title = t("The story of the session");
+  return {
+    what: `${roundName} \u00b7 ${title}`,
+    text: stats.counts.round.hands ? t("Nothing to tell yet") : t("No hand played yet in this round"),
+  };
+}
+
+// overlay_story.html, a row
+function storyRowNode(row) {
+  const item = el("li", "row story-row");
+  if (row.player !== null) item.dataset.player = row.player;
+  if (row.label) item.append(el("span", "label", row.label));
+  if (row.player !== null) item.append(countryNode(row.player), namesOf(row.player));
+  item.append(el("span", row.sign ? `figure ${row.sign}` : "figure", row.figure), el("span", "note", row.note));
+  if (row.dealtIn !== null) {
+    const from = el("span", "from");
+    from.append(el("span", "from-word", t("dealt in by")), namesOf(row.dealtIn));
+    item.append(from);
+  }
+  if (row.aside) item.append(el("span", "aside", row.aside));
+  return item;
+}
+
+// The card on air: the one shown before while it has something to tell, else the one in its
+// place. `turn`: a new card, which comes in with a short move.
+function drawStory(turn = false) {
+  const stats = states.stats;
+  if (!stats) return;
+  const cards = storyCards(stats);
+  let index = cards.findIndex((card) => card.key === story.key);
+  if (index < 0) index = cards.length ? Math.min(story.index, cards.length - 1) : 0;
+  const card = cards[index] ?? null;
+  story.index = index;
+  story.key = card?.key ?? null;
+  const panel = document.getElementById("story");
+  panel.dataset.card = story.key ?? "";
+  const empty = storyEmpty(stats);
+  setField("what", card ? card.what : empty.what);
+  setField("empty", empty.text);
+  document.getElementById("rows").replaceChildren(...(card ? card.rows.map(storyRowNode) : []));
+  const nothing = /** @type {HTMLElement | null} */ (document.querySelector('[data-field="empty"]'));
+  if (nothing) nothing.hidden = Boolean(card);
+  if (turn) {
+    panel.classList.remove("turn");
+    void panel.offsetWidth; // restarts the animation
+    panel.classList.add("turn");
+  }
+}
+
+// The next card (CasparCG's next(), or the card's time is up), from `to` when given: a part
+// or a card's key (update({"card": "leaders"})).
+function turnStory(to = null) {
+  const cards = storyCards(states.stats);
+  if (!cards.length) return;
+  const wanted = to === null ? -1 : cards.findIndex((card) => card.key === to || card.part === to);
+  if (to !== null && wanted < 0) return;
+  story.index = wanted >= 0 ? wanted : (story.index + 1) % cards.length;
+  story.key = cards[story.index].key;
+  drawStory(true);
+}
+
+function startStoryClock() {
+  clearInterval(story.timer);
+  story.timer = setInterval(() => turnStory(), config.seconds * 1000);
+}
+
 // -- a player card ----------------------------------------------------------------------
 
 function currentSeat(player, clockRows) {
@@ -429,6 +636,7 @@ const DRAW = {
   top: drawTop,
   cut: drawCut,
   bubble: drawBubble,
+  story: drawStory,
   player: drawPlayer,
   table: drawTable,
   clock: tick,
@@ -455,7 +663,168 @@ const feed = new LiveFeed(config.tournament_id, config.channels, {
   },
 });
 feed.offsetMs = Date.parse(config.server_time) - Date.now();
+
+// -- CasparCG's HTML template protocol (issue 18, docs/casparcg.md) ------------------------
+// CasparCG's HTML producer runs `play()`, `stop()`, `next()` and `update("data")` in the page
+// (its html_cg_proxy, for CG PLAY, CG STOP, CG NEXT, CG UPDATE and CG ADD's data). In OBS or
+// vMix nobody calls them and the page is on air from the start; with ?caspar=1, or inside
+// CasparCG (it puts `window.caspar` in every page it plays), it starts off air until play()
+// (static/overlay-air.js, before the first frame).
+
+const root = document.documentElement;
+const LANGUAGES = ["en", "ja", "zh-Hant", "zh-Hans", "ko", "en-XA"]; // app/domain/languages.py
+const MAX_NUMBER = 2 ** 31 - 1; // app/web/deps.py
+const NEEDS_BAND = 4; // app/read/views.py: the bubble's ?n= at most
+const KEPT = `overlay:${location.pathname}`; // across a reload into another language
+let reloading = false;
+
+function setOnAir(shown) {
+  root.classList.toggle("off-air", !shown);
+  document.body.dataset.onAir = String(shown);
+}
+
+function keep(shown) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT) ?? "{}");
+    sessionStorage.setItem(KEPT, JSON.stringify({ ...kept, shown }));
+  } catch {
+    // no storage: the reloaded page starts as ?caspar= says
+  }
+}
+
+function play() {
+  if (reloading) return keep(true);
+  const wasOff = root.classList.contains("off-air");
+  if (config.kind === "story" && wasOff) {
+    // each time it goes on air the story begins again from its first card
+    story.key = null;
+    story.index = 0;
+    drawStory(true);
+    startStoryClock();
+  }
+  setOnAir(true);
+}
+
+function stop() {
+  if (reloading) return keep(false);
+  setOnAir(false);
+}
+
+function next() {
+  if (config.kind !== "story") return; // one picture: nothing to step through
+  turnStory();
+  startStoryClock();
+}
+
+// CG ADD's or CG UPDATE's data: JSON ({"n": 5}), or CasparCG's templateData XML, each
+// componentData's id a key and its data's value the value.
+function templateData(data) {
+  if (data !== null && typeof data === "object") return Array.isArray(data) ? null : data;
+  const text = String(data ?? "").trim();
+  try {
+    if (text.startsWith("{")) {
+      const values = JSON.parse(text);
+      return values && typeof values === "object" && !Array.isArray(values) ? values : null;
+    }
+    if (text.startsWith("<")) {
+      const xml = new DOMParser().parseFromString(text, "application/xml");
+      if (xml.querySelector("parsererror")) return null;
+      const values = {};
+      for (const component of xml.querySelectorAll("componentData")) {
+        const value = component.querySelector("data")?.getAttribute("value");
+        const key = component.getAttribute("id");
+        if (key && value !== null && value !== undefined) values[key] = value;
+      }
+      return values;
+    }
+  } catch (error) {
+    console.warn("overlay: update() takes JSON or templateData XML", error);
+  }
+  return null;
+}
+
+function whole(value, least, most) {
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return Number.isInteger(number) && number >= least && number <= most ? number : null;
+}
+
+function storyParts(value) {
+  const asked = (Array.isArray(value) ? value : String(value).split(",")).map((part) => String(part).trim());
+  return asked.every((part) => STORY_PARTS.includes(part))
+    ? STORY_PARTS.filter((part) => asked.includes(part))
+    : null;
+}
+
+// What update() may change, by overlay (docs/casparcg.md); anything else is passed over, so
+// a value the page would refuse in its address never reaches the screen.
+function update(data) {
+  const values = templateData(data);
+  if (!values) return;
+  const { lang, ...rest } = values;
+  if (typeof lang === "string" && LANGUAGES.includes(lang) && lang !== root.lang) {
+    // the words come with the page: it comes back in that language, the rest applied then
+    reloading = true;
+    try {
+      sessionStorage.setItem(KEPT, JSON.stringify({ shown: !root.classList.contains("off-air"), update: rest }));
+    } catch {
+      // no storage: the rest of the data is lost with the page
+    }
+    const address = new URL(location.href);
+    address.searchParams.set("lang", lang);
+    location.replace(address.href);
+    return;
+  }
+  const kind = config.kind;
+  if ((kind === "top" || kind === "bubble") && "n" in rest) {
+    const n = whole(rest.n, 1, kind === "top" ? 16 : NEEDS_BAND);
+    if (n !== null) config.n = n;
+  }
+  if (kind === "story") {
+    const seconds = "seconds" in rest ? whole(rest.seconds, ...STORY_SECONDS) : null;
+    const parts = "only" in rest ? storyParts(rest.only) : null;
+    if (seconds !== null) config.seconds = seconds;
+    if (parts !== null && parts.length) config.only = parts;
+    drawStory();
+    if (typeof rest.card === "string") turnStory(rest.card);
+    if (seconds !== null || parts !== null || typeof rest.card === "string") startStoryClock();
+    return;
+  }
+  if (kind === "player" && typeof rest.player === "string" && Object.hasOwn(who, rest.player)) {
+    config.player = rest.player;
+    feed.subscribe(`player:${rest.player}`); // drawn when its state comes
+  }
+  if (kind === "table" && "table" in rest) {
+    const table = whole(rest.table, 1, MAX_NUMBER);
+    if (table !== null) {
+      config.table = table;
+      feed.subscribe(`table:${table}`);
+    }
+  }
+  if (kind === "clock") {
+    if ("table" in rest) config.table = rest.table === null ? null : (whole(rest.table, 1, MAX_NUMBER) ?? config.table);
+    if ("group" in rest && (rest.group === null || (typeof rest.group === "string" && rest.group.length <= 20))) {
+      config.group = rest.group;
+    }
+  }
+  draw();
+}
+
+Object.assign(window, { play, stop, next, update });
+setOnAir(!root.classList.contains("off-air"));
+try {
+  const kept = sessionStorage.getItem(KEPT);
+  if (kept) {
+    sessionStorage.removeItem(KEPT);
+    const { shown, update: data } = JSON.parse(kept);
+    if (typeof shown === "boolean") setOnAir(shown);
+    if (data) update(data);
+  }
+} catch {
+  // nothing kept, or no storage
+}
+
 draw();
 feed.connect();
 if (config.kind === "clock" || config.kind === "table") setInterval(tick, 250);
+if (config.kind === "story") startStoryClock();
 window.overlayFeed = feed;

@@ -11,6 +11,11 @@
 - `/overlay/{tid}/bubble?n=3`: the players either side of the cut line (n a side, 1 to 4: the
   `needs` channel's band) and what each needs from the next hand (issue 18, rule ST-3), the
   line between them saying how many advance.
+- `/overlay/{tid}/story?seconds=8&only=hands,movers`: a lower third that tells the story of the
+  session (the `stats` channel, app/domain/story.py) one card at a time, `seconds` a card
+  (3 to 60): the biggest hands of the round and of the segment, the climbers and fallers, who
+  crossed the cut line with the last hand, each table's leader, how the hands ended (`only`:
+  some of hands, movers, crossed, leaders, counts).
 
 Every page is drawn in full by the server from the current state, so a mixer that grabs the
 first frame shows content; then `overlay.js` follows the live feed and redraws from the same
@@ -21,6 +26,10 @@ transparent, or chroma green (#00b140) with `?bg=green`.
 Languages (issue 17): an overlay speaks `?lang=` (no switch on air) or the tournament's default.
 A name comes in its owner's script first when the overlay speaks Japanese, Chinese or Korean;
 `?names=both` adds its other form beneath.
+
+CasparCG (issue 18, docs/casparcg.md): every overlay answers the HTML producer's `play()`,
+`stop()`, `next()` and `update(data)` (overlay.js); with `?caspar=1`, or inside CasparCG, it
+starts off air until `play()`.
 """
 
 from __future__ import annotations
@@ -30,19 +39,27 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from fractions import Fraction
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app import i18n
 from app.domain.ariari import points_shown
-from app.domain.errors import say
+from app.domain.errors import MalformedInput, say
 from app.domain.log import format_time
 from app.domain.numbers import shown
 from app.domain.replay import StandingRowData
 from app.domain.tournament import SEAT_NAMES, Tournament
 from app.read.needs import NeedsView
+from app.read.stats import (
+    BigHandData,
+    CountsData,
+    CrossingData,
+    LeaderData,
+    MoverData,
+    StatsState,
+)
 from app.read.views import (
     NEEDS_BAND,
     ClockRow,
@@ -63,8 +80,20 @@ from app.web.hall import name_language
 from app.web.needs_words import needs_short
 from app.web.pages import render
 
+
+def caspar_flag(
+    caspar: Annotated[
+        Literal["0", "1"] | None,
+        Query(description="1: off air until CasparCG calls play() (docs/casparcg.md)"),
+    ] = None,
+) -> None:
+    """`?caspar=1` is the page's to read (overlay.js); the server only bounds it."""
+
+
 router = APIRouter(
-    prefix="/overlay", include_in_schema=False, dependencies=[Depends(languages.tournament_default)]
+    prefix="/overlay",
+    include_in_schema=False,
+    dependencies=[Depends(languages.tournament_default), Depends(caspar_flag)],
 )
 
 Names = Mapping[str, Mapping[str, str | None]]
@@ -77,6 +106,10 @@ BothNames = Annotated[
 MINUS = "\u2212"  # a true minus sign on screen; the feeds keep ASCII for parsers
 DONE = ("finished", "finished_short")  # a table's segment is over (rule CL-3)
 BUBBLE = 3  # the bubble's players on each side of the line, unless ?n= says otherwise
+# the story (issue 18): its parts in order (?only=), a card's rows, and its seconds on air
+STORY_PARTS = ("hands", "movers", "crossed", "leaders", "counts")
+STORY_ROWS = 3
+STORY_SECONDS, STORY_FASTEST, STORY_SLOWEST = 8, 3, 60
 _ = i18n.gettext
 # the seats' words (rule FM-4): 東家, 南家... as the players say them
 SEAT_WORDS = {
@@ -194,6 +227,230 @@ def bubble_rows(needs: NeedsState, n: int, who: Names) -> list[Row]:
         }
         for row in near
     ]
+
+
+# -- the story of the session (issue 18): cards of the `stats` channel, one at a time ----------
+
+
+def story_parts(only: str | None) -> tuple[str, ...]:
+    """`?only=` as the story's parts, in the story's own order (all of them without it)."""
+    if only is None:
+        return STORY_PARTS
+    asked = {part.strip() for part in only.split(",")}
+    if not asked <= set(STORY_PARTS):
+        raise MalformedInput(
+            "issue 18",
+            "only",
+            say(
+                "must be some of {parts}, separated by commas",
+                parts=", ".join(STORY_PARTS),
+            ),
+        )
+    return tuple(part for part in STORY_PARTS if part in asked)
+
+
+def _scope(stats: StatsState, rounds: Rounds) -> str:
+    """The segment the story's segment lists are of: "Half 1", "Group A · Half 1" (FM-2)."""
+    kind = _round_names(rounds, stats["round"])["segment"]
+    segment = segment_word(kind, stats["segment"] or 0)
+    if stats["group"]:
+        return f"{_('Group {group}').format(group=stats['group'])} \u00b7 {segment}"
+    return segment
+
+
+def _total(total: str, shown_total: str, points: bool) -> str:
+    return on_screen(points_shown(total) if points else shown_total)
+
+
+def _hand_rows(
+    hands: Sequence[BigHandData], who: Names, segment_kind: str | None, points: bool
+) -> list[Row]:
+    """The biggest hands: winner, value (HS-4; AA-22 in points), how they won, where; with
+    the hand's segment ("Half 1", its `segment_kind`) when the list spans the round (a table's
+    number is the round's own, rule FM-2's groups apart)."""
+    rows = []
+    for big in hands[:STORY_ROWS]:
+        player = str(big["player"])
+        discarder = big["discarder"]
+        at = _("Table {table} \u00b7 Hand {hand}").format(table=big["table"], hand=big["hand"])
+        rows.append(
+            {
+                "player": player,
+                **shown_names(who.get(player), player),
+                "country": who.get(player, {}).get("country") or "",
+                "label": "",
+                "figure": points_shown(big["value"]) if points else str(big["value"]),
+                "sign": "",
+                "note": win_word(big["kind"], points),
+                "dealt_in": None
+                if discarder is None
+                else shown_names(who.get(str(discarder)), str(discarder)),
+                "aside": at
+                if segment_kind is None
+                else f"{segment_word(segment_kind, big['segment'])} \u00b7 {at}",
+            }
+        )
+    return rows
+
+
+def win_word(kind: str, points: bool) -> str:
+    """How a hand was won: a self-draw or a discard win (tsumo, ron: AA-3), or a ruling of
+    points (HS-7)."""
+    if kind == "self_draw":
+        return _("Tsumo") if points else _("Self-draw")
+    if kind == "discard":
+        return _("Ron") if points else _("Discard win")
+    return _("Ruling")
+
+
+def _mover_rows(movers: Sequence[MoverData], who: Names, points: bool) -> list[Row]:
+    return [
+        {
+            "player": str(mover["player"]),
+            **shown_names(who.get(str(mover["player"])), str(mover["player"])),
+            "country": who.get(str(mover["player"]), {}).get("country") or "",
+            "label": "",
+            "figure": _signed(mover["change"], points),
+            "sign": _sign(_signed(mover["change"], points)),
+            # rule ST-2: the rank before the segment's hands and now
+            "note": _("Rank {before} \u2192 {now}").format(
+                before=mover["rank_before"], now=mover["rank"]
+            ),
+            "dealt_in": None,
+            "aside": _total(mover["total"], mover["shown"], points),
+        }
+        for mover in movers[:STORY_ROWS]
+    ]
+
+
+def _sign(text: str) -> str:
+    """The class of a signed figure (overlay_macros.html sign)."""
+    return "plus" if text.startswith("+") else "zero" if text == "0" else "minus"
+
+
+def _crossed_rows(crossed: Sequence[CrossingData], who: Names, points: bool) -> list[Row]:
+    return [
+        {
+            "player": str(row["player"]),
+            **shown_names(who.get(str(row["player"])), str(row["player"])),
+            "country": who.get(str(row["player"]), {}).get("country") or "",
+            "label": "\u25b2" if row["up"] else "\u25bc",
+            "figure": _total(row["total"], row["shown"], points),
+            "sign": "plus" if row["up"] else "minus",
+            # rule ST-3: the side of the line, and the place before the last hand and now
+            "note": _("Over the line") if row["up"] else _("Under the line"),
+            "dealt_in": None,
+            "aside": _("Place {before} \u2192 {now}").format(
+                before=row["position_before"], now=row["position"]
+            ),
+        }
+        for row in crossed[:STORY_ROWS]
+    ]
+
+
+def _leader_rows(leaders: Sequence[LeaderData], who: Names, points: bool) -> list[Row]:
+    return [
+        {
+            "player": str(leader["player"]),
+            **shown_names(who.get(str(leader["player"])), str(leader["player"])),
+            "country": who.get(str(leader["player"]), {}).get("country") or "",
+            "label": _("Table {table}").format(table=leader["table"]),
+            "figure": _signed(leader["points"], points),
+            "sign": _sign(_signed(leader["points"], points)),
+            "note": hands_played(leader["hands"]),
+            "dealt_in": None,
+            "aside": _("level at the top") if leader["shared"] else "",
+        }
+        for leader in leaders[:STORY_ROWS]
+    ]
+
+
+def _count_row(label: str, counts: CountsData, points: bool) -> Row:
+    """How a round's or a segment's hands ended (rule HS-1; AA-3, AA-9, AA-10); counts with
+    thousands separators, as overlay.js's tn() says them in every language we speak."""
+    n = i18n.ngettext
+    wins, discards, draws = counts["self_draws"], counts["discards"], counts["draws"]
+    endings = [
+        n("{count} tsumo", "{count} tsumo", wins).format(count=f"{wins:,}")
+        if points
+        else n("{count} self-draw", "{count} self-draws", wins).format(count=f"{wins:,}"),
+        n("{count} ron", "{count} ron", discards).format(count=f"{discards:,}")
+        if points
+        else n("{count} discard win", "{count} discard wins", discards).format(
+            count=f"{discards:,}"
+        ),
+        n("{count} draw", "{count} draws", draws).format(count=f"{draws:,}"),
+    ]
+    if counts["others"]:
+        others = counts["others"]
+        endings.append(n("{count} other", "{count} others", others).format(count=f"{others:,}"))
+    hands = counts["hands"]
+    return {
+        "player": None,
+        "label": label,
+        "figure": n("{count} hand", "{count} hands", hands).format(count=f"{hands:,}"),
+        "sign": "",
+        "note": " \u00b7 ".join(endings),
+        "dealt_in": None,
+        "aside": "",
+    }
+
+
+def story_cards(
+    stats: StatsState, parts: Sequence[str], who: Names, rounds: Rounds, points: bool = False
+) -> list[Row]:
+    """The story's cards in their order, each `key`, `what` (its heading) and `rows`: the
+    parts asked for that have something to tell (a card the round's list repeats is left
+    out). `points`: an Ari Ari round (AA-17, AA-22)."""
+    round_name = _round_names(rounds, stats["round"])["name"]
+    scope = _scope(stats, rounds) if stats["segment"] is not None else ""
+    cards: list[Row] = []
+
+    def card(key: str, title: str, rows: list[Row], segment: bool = False) -> None:
+        if rows:
+            what = " \u00b7 ".join([round_name, *([scope] if segment else []), title])
+            cards.append({"key": key, "what": what, "rows": rows})
+
+    for part in parts:
+        if part == "hands":
+            biggest = _("Biggest hands")
+            kind = _round_names(rounds, stats["round"])["segment"]
+            card("hands-round", biggest, _hand_rows(stats["hands"]["round"], who, kind, points))
+            shown_round = stats["hands"]["round"][:STORY_ROWS]
+            if stats["hands"]["segment"][:STORY_ROWS] != shown_round:
+                rows = _hand_rows(stats["hands"]["segment"], who, None, points)
+                card("hands-segment", biggest, rows, segment=True)
+        elif part == "movers":
+            climbers = _mover_rows(stats["climbers"], who, points)
+            card("climbers", _("Climbers"), climbers, segment=True)
+            card("fallers", _("Fallers"), _mover_rows(stats["fallers"], who, points), segment=True)
+        elif part == "crossed":
+            title = _("Across the cut line with the last hand")
+            card("crossed", title, _crossed_rows(stats["crossed"], who, points))
+        elif part == "leaders":
+            leaders = _leader_rows(stats["leaders"], who, points)
+            card("leaders", _("Table leaders"), leaders, segment=True)
+        elif part == "counts" and stats["counts"]["round"]["hands"]:
+            rows = [_count_row(round_name, stats["counts"]["round"], points)]
+            segment = stats["counts"]["segment"]
+            if (
+                stats["segment"] is not None
+                and segment["hands"] != stats["counts"]["round"]["hands"]
+            ):
+                rows.append(_count_row(scope, segment, points))
+            card("counts", _("How the hands ended"), rows)
+    return cards
+
+
+def story_empty(stats: StatsState, rounds: Rounds) -> dict[str, str]:
+    """What the story says with no card to show: a round with no hand yet says so."""
+    round_name = _round_names(rounds, stats["round"])["name"]
+    return {
+        "what": f"{round_name} \u00b7 {_('The story of the session')}",
+        "text": _("No hand played yet in this round")
+        if not stats["counts"]["round"]["hands"]
+        else _("Nothing to tell yet"),
+    }
 
 
 def seconds_until(moment: str, now: datetime) -> int:
@@ -480,6 +737,10 @@ def _show(kind: str, config: Mapping[str, Any], now: datetime) -> dict[str, Any]
     if kind == "bubble":
         needs = states["needs"]
         return {"rows": bubble_rows(needs, config["n"], who), "needs": needs}
+    if kind == "story":
+        stats = states["stats"]
+        cards = story_cards(stats, config["only"], who, rounds, points)
+        return {"card": cards[0] if cards else None, "empty": story_empty(stats, rounds)}
     if kind == "player":
         player = states[f"player:{config['player']}"]
         shown = player_view(player, states["clocks"]["tables"], points)
@@ -537,6 +798,21 @@ def bubble(
 ) -> HTMLResponse:
     """The players either side of the line (n a side: the needs channel holds NEEDS_BAND)."""
     return _page(request, store, tournament_id, "bubble", ["needs"], bg, {"n": n}, names=names)
+
+
+@router.get("/{tournament_id}/story", response_class=HTMLResponse)
+def story(
+    request: Request,
+    tournament_id: TournamentId,
+    store: StoreDep,
+    seconds: Annotated[int, Query(ge=STORY_FASTEST, le=STORY_SLOWEST)] = STORY_SECONDS,
+    only: Annotated[str | None, Query(max_length=100)] = None,
+    bg: Background = None,
+    names: BothNames = None,
+) -> HTMLResponse:
+    """The story of the session, a card every `seconds` (`only`: some of its parts)."""
+    options = {"seconds": seconds, "only": list(story_parts(only))}
+    return _page(request, store, tournament_id, "story", ["stats"], bg, options, names=names)
 
 
 @router.get("/{tournament_id}/player/{player_id}", response_class=HTMLResponse)

@@ -54,6 +54,8 @@ def pages(hall: Any) -> dict[str, str]:
         "table": f"table/{WATCHED_TABLE}",
         "clock": "clock",
         "bubble": "bubble",  # issue 18: the players either side of the line, what each needs
+        # issue 18: the story of the session, a card a minute so that frames can be compared
+        "story": "story?seconds=60",
     }
 
 
@@ -378,7 +380,8 @@ def test_screenshots_of_the_crowded_overlays(page: Any, hall: Any, tables: Table
             tables.enter(table)
     for kind, path in pages(hall).items():
         query = "&n=16" if kind == "top" else ""
-        open_overlay(page, hall, f"{path}?bg=green{query}")
+        separator = "&" if "?" in path else "?"
+        open_overlay(page, hall, f"{path}{separator}bg=green{query}")
         assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") == CHROMA
         if os.environ.get("SCOREBOARD_SCREENSHOTS"):
             SCREENS.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,8 @@ from e2e_support import open_overlay, shown_text
 from i18n_support import platform_fonts, unmarked_text
 from test_hall_languages import FULL_HD, SCREENS, Macau, macau
 
+from app.web.overlay import STORY_PARTS
+
 pytestmark = pytest.mark.slow
 
 __all__ = ["macau"]  # the module's server, shared with the hall's language tests
@@ -63,6 +65,10 @@ def _overlays(macau: Macau) -> dict[str, str]:
         # issue 18: what the players either side of the line need (here, their half over:
         # no hand left), four a side
         "bubble": "bubble?n=4",
+        # issue 18: the story of the session, its first card (a minute a card: no turn
+        # between the two frames compared), and each part alone
+        "story": "story?seconds=60",
+        **{f"story-{part}": f"story?only={part}&seconds=60" for part in STORY_PARTS},
     }
 
 
