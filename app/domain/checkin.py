@@ -16,9 +16,10 @@ The rules of check-in are numbered in docs/contract.md, as the table tokens' are
   or a substitute (FM-9), and only while the round is open (FM-1).
 - CI-4 Wrong codes are counted per player and round, and per address; past the limit the
   answer is 429 until the window frees, the right code included (app/web/guards.py).
-- CI-5 A check-in after the round's first segment was scheduled to start, or after play at
-  any table of the round began, is late: it is marked, and the judge may give the player a
-  score penalty for it (PN-1), whose amount the rules leave to the judge (HS-6).
+- CI-5 A check-in is late after the player's first segment of the round was scheduled to
+  start, or after play began at a table of the round (in round 1, of the player's group): it
+  is marked, and the judge may give the player a score penalty for it (PN-1), whose amount
+  the rules leave to the judge (HS-6).
 """
 
 from __future__ import annotations
@@ -140,8 +141,20 @@ def record_check_in(
     if player in held:
         return None  # rule CI-2: idempotent
     start = round_start(schedule, state, registered)
-    late = first_play(state) is not None or (start is not None and at is not None and at > start)
+    late = _play_begun(state, registered) or (start is not None and at is not None and at > start)
     return CheckIn(state.number, player, how, at, late)
+
+
+def _play_begun(state: RoundState, registered: PlayerRegistered) -> bool:
+    """rule CI-5: play has begun where the player plays: at any table of the round, or in
+    round 1 of a format in groups at a table of their group (FM-2: the groups play apart,
+    one after the other, so group B is not late while group A plays)."""
+    grouped = state.number == 1 and state.format.groups > 1
+    return any(
+        table.entered or table.deals or table.early_start is not None
+        for table in state.tables.values()
+        if not grouped or table.group == registered.group
+    )
 
 
 @dataclass(frozen=True)

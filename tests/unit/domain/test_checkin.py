@@ -234,20 +234,35 @@ SCHEDULE = {
         # group B's round starts at its own segment 1 (rule FM-2): group A's start is not b1's
         ([SCHEDULE, _check_in("b1", at="2026-11-29T09:30:00Z")], False),
         ([_check_in("a1", at="2026-11-29T12:00:00Z")], False),  # no schedule, no play
-        # play has begun at a table of the round: late, whatever the schedule says
+        # play has begun at a table of the player's group: late, whatever the schedule says
         (
             [
                 {
                     "type": "hand",
                     "round": 1,
                     "segment": 1,
-                    "table": 2,
+                    "table": 1,
                     "hand": 1,
                     "result": {"kind": "draw"},
                 },
                 _check_in("a1"),
             ],
             True,
+        ),
+        # group A has begun: group B, which plays its own segments (FM-2), is not late
+        (
+            [
+                {
+                    "type": "hand",
+                    "round": 1,
+                    "segment": 1,
+                    "table": 1,
+                    "hand": 1,
+                    "result": {"kind": "draw"},
+                },
+                _check_in("b1"),
+            ],
+            False,
         ),
     ],
 )
