@@ -287,11 +287,19 @@ def token(
     show: Annotated[
         bool, typer.Option("--list", help="List the live tokens (ids, tables, expiry)")
     ] = False,
+    head_judge: Annotated[
+        bool,
+        typer.Option(
+            "--head-judge",
+            help="The head judge's token instead of a table's: every table, no admin action",
+        ),
+    ] = False,
 ) -> None:
     """Issue, revoke or list judges' table tokens.
 
-    Prints a new bearer token for one table's judge (scoped to that table only), or revokes
-    or lists tokens. The token alone goes to stdout; what it is goes to stderr."""
+    Prints a new bearer token for one table's judge (scoped to that table only), or the head
+    judge's (--head-judge), or revokes or lists tokens. The token alone goes to stdout; what
+    it is goes to stderr."""
     from app.cli import database
 
     database.token(
@@ -302,6 +310,7 @@ def token(
         revoke=revoke,
         token_id=token_id,
         show=show,
+        head_judge=head_judge,
     )
 
 

@@ -14,7 +14,7 @@ from app.cli.inputs import read_lines, settings_for
 from app.db.engine import make_engine, migrate
 from app.domain.errors import LogError, RuleViolation
 from app.services.errors import NotFound
-from app.services.store import TokenRecord, TournamentStore
+from app.services.store import HEAD_JUDGE, IssuedToken, TokenRecord, TournamentStore
 
 
 def _store() -> TournamentStore:
@@ -128,7 +128,45 @@ def _expiry(text: str | None) -> datetime | None:
 def _token_line(record: TokenRecord) -> str:
     expires = record.expires_at.strftime("%Y-%m-%d %H:%M UTC")
     state = "live" if record.revoked_at is None else "revoked"
-    return f"token {record.id}: table {record.table}, expires {expires}, {state}"
+    whose = "head judge" if record.head_judge else f"table {record.table}"
+    return f"token {record.id}: {whose}, expires {expires}, {state}"
+
+
+def _head_judge_token(
+    tournament_id: int,
+    table: int | None,
+    expires: str | None,
+    replace: bool,
+    revoke: bool,
+    token_id: int | None,
+    show: bool,
+) -> None:
+    """`scoreboard token TID --head-judge [--revoke]` (issue 18, part 3): the head judge's
+    token names no table."""
+    if table is not None or token_id is not None or show:
+        raise typer.BadParameter(
+            "the head judge's token is for every table: no --table, --id or --list",
+            param_hint="--head-judge",
+        )
+    if revoke:
+        revoked = _store().revoke_tokens(tournament_id, table=0, role=HEAD_JUDGE)
+        for record in revoked:
+            typer.echo(f"revoked {_token_line(record)}")
+        if not revoked:
+            typer.echo("no live head judge's token", err=True)
+        return
+    issued = _store().issue_table_token(
+        tournament_id, 0, expires_at=_expiry(expires), revoke_earlier=replace, role=HEAD_JUDGE
+    )
+    _print_issued(issued)
+
+
+def _print_issued(issued: IssuedToken) -> None:
+    """The token alone on stdout; what it is, and what it replaced, on stderr."""
+    typer.echo(issued.token)
+    typer.echo(f"scoreboard token: {_token_line(issued.record)}", err=True)
+    for record in issued.revoked:
+        typer.echo(f"scoreboard token: revoked {_token_line(record)}", err=True)
 
 
 def token(
@@ -140,8 +178,12 @@ def token(
     revoke: bool,
     token_id: int | None,
     show: bool,
+    head_judge: bool = False,
 ) -> None:
     try:
+        if head_judge:
+            _head_judge_token(tournament_id, table, expires, replace, revoke, token_id, show)
+            return
         if show:
             for record in _store().live_tokens(tournament_id):
                 typer.echo(_token_line(record))
@@ -172,7 +214,4 @@ def token(
     except RuleViolation as violation:
         typer.echo(f"scoreboard token: {violation}", err=True)
         raise typer.Exit(code=2) from violation
-    typer.echo(issued.token)
-    typer.echo(f"scoreboard token: {_token_line(issued.record)}", err=True)
-    for record in issued.revoked:
-        typer.echo(f"scoreboard token: revoked {_token_line(record)}", err=True)
+    _print_issued(issued)

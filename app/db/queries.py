@@ -110,6 +110,7 @@ def insert_token(
     token_hash: str,
     at: datetime,
     expires_at: datetime,
+    role: str = "table",
 ) -> TableToken:
     row = TableToken(
         tournament_id=tournament_id,
@@ -117,6 +118,7 @@ def insert_token(
         token_hash=token_hash,
         created_at=at,
         expires_at=expires_at,
+        role=role,
     )
     session.add(row)
     session.flush()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, Text, UniqueConstraint
+from sqlalchemy import Column, DateTime, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -45,7 +45,8 @@ class LogLine(SQLModel, table=True):
 
 
 class TableToken(SQLModel, table=True):
-    """A judge's bearer token, scoped to one table of one tournament. Only its SHA-256 is
+    """A judge's bearer token, scoped to one table of one tournament, or a head judge's, to
+    every table of it (`role`, migration 0004; its `table_number` is 0). Only its SHA-256 is
     kept, so a database copy leaks no usable token."""
 
     __tablename__ = "table_tokens"
@@ -58,6 +59,11 @@ class TableToken(SQLModel, table=True):
     # rule TK-1: the end of its tournament day, or the organizer's time (migration 0002)
     expires_at: datetime = Field(sa_column=_utc_column())
     revoked_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    # "table" or "head_judge" (issue 18, part 3)
+    role: str = Field(
+        default="table",
+        sa_column=Column(String(16), nullable=False, server_default="table"),
+    )
 
 
 class IdempotencyRecord(SQLModel, table=True):

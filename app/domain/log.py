@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.domain import bounds
+from app.domain.calls import CallMade, CallResolved, CallTaken, check_note, check_reason
 from app.domain.ema_ids import check_ema_id
 from app.domain.errors import MalformedInput, say
 from app.domain.formats import Format, format_from_log
@@ -114,6 +115,7 @@ class HandRecorded:
     result: HandResult
     key: str | None = None  # the idempotency key
     reason: str | None = None  # why a correction was made, when it is one
+    call: str | None = None  # the judge's call a correction answers (rule CA-5)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ class PenaltyGiven:
     player: PlayerId
     points: int
     reason: str
+    call: str | None = None  # the judge's call it answers (rule CA-5)
+    table: int | None = None  # where the head judge gave it (their token names no table)
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,7 @@ class HandVoided:
     table: int
     hand: int
     reason: str | None = None
+    call: str | None = None  # the judge's call it answers (rule CA-5)
 
 
 @dataclass(frozen=True)
@@ -240,6 +245,9 @@ Event = (
     | SegmentClosed
     | LanguageSet
     | EmaIdSet
+    | CallMade
+    | CallTaken
+    | CallResolved
     | CheckedIn
 )
 
@@ -485,6 +493,7 @@ def _hand(f: _Fields) -> HandRecorded:
         parse_result(f.raw["result"]),
         key,
         f.text("reason", optional=True),
+        _call_named(f),
     )
 
 
@@ -503,7 +512,10 @@ def _penalty(f: _Fields) -> PenaltyGiven:
         )
     reason = f.text("reason", "PN-1")
     assert reason is not None
-    return PenaltyGiven(f.positive("round"), f.player("player"), points, reason)
+    table = f.positive("table") if "table" in f.raw else None
+    return PenaltyGiven(
+        f.positive("round"), f.player("player"), points, reason, _call_named(f), table
+    )
 
 
 def _void(f: _Fields) -> HandVoided:
@@ -513,7 +525,35 @@ def _void(f: _Fields) -> HandVoided:
         f.positive("table"),
         f.positive("hand"),
         f.text("reason", optional=True),
+        _call_named(f),
     )
+
+
+def _call_named(f: _Fields) -> str | None:
+    """rule CA-5: the call a ruling answers, by its id."""
+    return f.text("call", "CA-5", optional=True, longest=bounds.MAX_KEY_LENGTH)
+
+
+def _call(f: _Fields) -> CallMade:
+    call = f.text("id", "CA-2", longest=bounds.MAX_KEY_LENGTH)
+    assert call is not None
+    reason = check_reason(f.raw["reason"])
+    return CallMade(f.positive("round"), f.positive("table"), reason, call)
+
+
+def _call_taken(f: _Fields) -> CallTaken:
+    call = f.text("call", "CA-3", longest=bounds.MAX_KEY_LENGTH)
+    assert call is not None
+    return CallTaken(f.positive("round"), f.positive("table"), call)
+
+
+def _call_resolved(f: _Fields) -> CallResolved:
+    call = f.text("call", "CA-3", longest=bounds.MAX_KEY_LENGTH)
+    note = f.raw["note"]
+    if not isinstance(note, str):
+        raise MalformedInput("CA-3", "note", say("must be a string, got {value}", value=repr(note)))
+    assert call is not None
+    return CallResolved(f.positive("round"), f.positive("table"), call, check_note(note))
 
 
 def _round_end(f: _Fields) -> RoundEnded:
@@ -649,9 +689,9 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "prizes": ({"amounts"}, set(), _prizes),
     "carry_over_rate": ({"round", "rate"}, set(), _carry_over_rate),
     "seating": ({"round", "segment", "table", "seats"}, {"cycle"}, _seating),
-    "hand": ({"round", "segment", "table", "hand", "result"}, {"id", "reason"}, _hand),
-    "penalty": ({"round", "player", "points", "reason"}, set(), _penalty),
-    "void": ({"round", "segment", "table", "hand"}, {"reason"}, _void),
+    "hand": ({"round", "segment", "table", "hand", "result"}, {"id", "reason", "call"}, _hand),
+    "penalty": ({"round", "player", "points", "reason"}, {"call", "table"}, _penalty),
+    "void": ({"round", "segment", "table", "hand"}, {"reason", "call"}, _void),
     "round_end": ({"round"}, {"draw_seed", "reason"}, _round_end),
     "draw": ({"round", "seed"}, set(), _draw),
     "schedule": ({"round", "segment", "start"}, {"group"}, _schedule),
@@ -662,6 +702,10 @@ _LINE_TYPES: Mapping[str, tuple[set[str], set[str], Callable[[_Fields], Event]]]
     "segment_end": ({"round", "segment"}, {"group"}, _segment_end),
     "language": ({"language"}, set(), _language_set),
     "ema_id": ({"player", "ema_id"}, set(), _ema_id),
+    # the head judge's desk (issue 18, part 3; rules CA-1 to CA-5)
+    "call": ({"round", "table", "reason", "id"}, set(), _call),
+    "call_taken": ({"round", "table", "call"}, set(), _call_taken),
+    "call_resolved": ({"round", "table", "call", "note"}, set(), _call_resolved),
     "check_in": ({"round", "player", "how"}, set(), _check_in),
 }
 
@@ -801,15 +845,22 @@ def event_to_log(event: Event) -> dict[str, Any]:
             line["id"] = event.key
         if event.reason is not None:
             line["reason"] = event.reason
+        if event.call is not None:
+            line["call"] = event.call
         return line
     if isinstance(event, PenaltyGiven):
-        return {
+        line = {
             "type": "penalty",
             "round": event.round,
             "player": event.player,
             "points": event.points,
             "reason": event.reason,
         }
+        if event.call is not None:
+            line["call"] = event.call
+        if event.table is not None:
+            line["table"] = event.table
+        return line
     if isinstance(event, HandVoided):
         line = {
             "type": "void",
@@ -820,6 +871,8 @@ def event_to_log(event: Event) -> dict[str, Any]:
         }
         if event.reason is not None:
             line["reason"] = event.reason
+        if event.call is not None:
+            line["call"] = event.call
         return line
     if isinstance(event, RoundEnded):
         line = {"type": "round_end", "round": event.round}
@@ -843,6 +896,8 @@ def event_to_log(event: Event) -> dict[str, Any]:
     if isinstance(event, SegmentClosed):
         closed = {"type": "segment_end", "round": event.round, "segment": event.segment}
         return closed if event.group is None else {**closed, "group": event.group}
+    if isinstance(event, CallMade | CallTaken | CallResolved):
+        return _call_log(event)
     where = {"round": event.round, "segment": event.segment, "table": event.table}
     if isinstance(event, DealRecorded):
         deal = {"type": "deal", **where, "hand": event.hand, "time": format_time(event.time)}
@@ -853,6 +908,15 @@ def event_to_log(event: Event) -> dict[str, Any]:
     if isinstance(event, ExtensionGiven):
         return {"type": "extension", **where, "minutes": event.minutes}
     return {"type": "play_all", **where, "reason": event.reason}
+
+
+def _call_log(event: CallMade | CallTaken | CallResolved) -> dict[str, Any]:
+    where = {"round": event.round, "table": event.table}
+    if isinstance(event, CallMade):
+        return {"type": "call", **where, "reason": event.reason, "id": event.call}
+    if isinstance(event, CallTaken):
+        return {"type": "call_taken", **where, "call": event.call}
+    return {"type": "call_resolved", **where, "call": event.call, "note": event.note}
 
 
 def _tablet_log_fields(event: DealRecorded | EarlyStart) -> dict[str, Any]:
@@ -883,5 +947,8 @@ _TYPE_OF: Mapping[type, str] = {
     PlayAllOrdered: "play_all",
     SegmentClosed: "segment_end",
     EmaIdSet: "ema_id",
+    CallMade: "call",
+    CallTaken: "call_taken",
+    CallResolved: "call_resolved",
     CheckedIn: "check_in",
 }

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from app.domain.ariari import END_WORDS, EndReason, Game
+from app.domain.calls import CallMade, CallResolved, CallTaken
 from app.domain.clocks import Phase
 from app.domain.errors import LogError, MalformedInput, RuleViolation, say
 from app.domain.hands import PlayerId
@@ -170,9 +171,10 @@ def apply_line(tournament: Tournament, text: str) -> None:
 
 
 def _entered_at(raw: Any, event: Event) -> datetime | None:
-    """A hand line's `at`, which dates the final's break (rule CL-1); other lines' times
-    are their own fields."""
-    if isinstance(event, HandRecorded) and isinstance(raw, dict) and "at" in raw:
+    """A hand line's `at`, which dates the final's break (rule CL-1), and a call's (rule
+    CA-4); other lines' times are their own fields."""
+    timed = HandRecorded | CallMade | CallTaken | CallResolved  # a call waits from its `at` (CA-4)
+    if isinstance(event, timed) and isinstance(raw, dict) and "at" in raw:
         return parse_time(raw["at"], "at", "CONTRACT §1")
     return None
 

@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from fractions import Fraction
 
-from app.domain import bounds, checkin, clock_events, hand_entry, round_end, seating
+from app.domain import bounds, calls, checkin, clock_events, hand_entry, round_end, seating
+from app.domain.calls import Call, CallMade, CallResolved, CallTaken
 from app.domain.checkin import CheckIn
 from app.domain.clock_events import ScheduleKey, TableClock
 from app.domain.clocks import SegmentClockFacts
@@ -95,6 +96,8 @@ class Tournament:
         self.events: list[Event] = [declared]
         self.hand_keys: dict[str, HandRecorded] = {}  # idempotency key -> the hand it entered
         self.schedule: dict[ScheduleKey, datetime] = {}  # rule FM-8: the organizer's schedule
+        # The judges' calls by id, in the order they were made (issue 18, part 3; CA-1 to CA-5)
+        self.calls: dict[str, Call] = {}
         # round -> player -> their check-in (issue 18, part 4; rules CI-2, CI-5)
         self.check_ins: dict[int, dict[PlayerId, CheckIn]] = {}
         # Every apply() counts, accepted or not: a round's standings are ranked once per
@@ -158,6 +161,22 @@ class Tournament:
         self.events.append(event)
 
     def _record(self, event: Event, at: datetime | None) -> None:
+        answered = self._ruling(event)  # rule CA-5, checked before anything changes
+        self._record_event(event, at)
+        if answered is not None:
+            self.calls[answered.id] = answered
+
+    def _ruling(self, event: Event) -> Call | None:
+        """The call a ruling names, with the ruling added (rule CA-5), or None."""
+        match event:
+            case HandRecorded(call=str(call)) | HandVoided(call=str(call)):
+                kind = "hand" if isinstance(event, HandRecorded) else "void"
+                return calls.ruling_on(self.calls, call, event.round, event.table, kind)
+            case PenaltyGiven(call=str(call)):
+                return calls.ruling_on(self.calls, call, event.round, event.table, "penalty")
+        return None
+
+    def _record_event(self, event: Event, at: datetime | None) -> None:
         match event:
             case TournamentDeclared():
                 raise IllegalMove(
@@ -194,6 +213,13 @@ class Tournament:
                 self._set_schedule(event)
             case SegmentClosed():
                 clock_events.close_segment(self._open_round(event.round), event)
+            case CallMade():
+                self._open_round(event.round)
+                self.calls[event.call] = calls.make_call(self.calls, event, at)
+            case CallTaken():
+                self.calls[event.call] = calls.take_call(self.calls, event, at)
+            case CallResolved():
+                self.calls[event.call] = calls.resolve_call(self.calls, event, at)
             case DealRecorded() | EarlyStart() | ExtensionGiven() | PlayAllOrdered():
                 clock_events.record(
                     self.format, self.schedule, self._open_round(event.round), event

@@ -46,6 +46,7 @@ from app.domain.round_state import SeatName
 from app.domain.rulesets import result_to_log
 from app.domain.standings import Standing, Standings
 from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegment, Tournament
+from app.read.calls import CallsState, calls_state
 from app.read.checkin import CheckinState, checkin_state
 from app.read.needs import NeedsView, needs_view
 from app.read.stats import StatsState, stats_state
@@ -195,6 +196,7 @@ ChannelState = (
     | StatsState
     | NeedsState
     | CheckinState
+    | CallsState
 )
 
 
@@ -342,6 +344,8 @@ class States:
             return self.table(int(argument))
         if kind == "stats":
             return stats_state(self.tournament)  # issue 18: the story of the session
+        if kind == "calls":
+            return calls_state(self.tournament)  # issue 18: the judges' calls (CA-4)
         if kind == "checkin":
             return checkin_state(self.tournament)  # issue 18: who has checked in (CI-3)
         if kind == "needs":

@@ -35,7 +35,8 @@ def valid_channel(channel: str) -> bool:
     if len(channel) > MAX_CHANNEL_NAME:
         return False
     kind, _, argument = channel.partition(":")
-    if kind in KEYED or kind == "stats":  # stats: the story of the session (issue 18)
+    # stats: the story of the session; calls: the judges' calls (issue 18)
+    if kind in KEYED or kind in ("stats", "calls"):
         return not argument
     if kind == "checkin":  # who has checked in for the round (issue 18, part 4)
         return not argument

@@ -34,20 +34,31 @@ from app.services.errors import (
     IdempotencyMismatch,
 )
 from app.services.processes import owner_gone
-from app.services.store import Appended, Author, TournamentStore, canonical_json, request_hash
+from app.services.store import (
+    HEAD_JUDGE,
+    Appended,
+    Author,
+    TournamentStore,
+    canonical_json,
+    request_hash,
+)
 
 
 @dataclass(frozen=True)
 class TableScope:
-    """What a judge's token allows: one table of one tournament."""
+    """What a judge's token allows: one table of one tournament; a head judge's token
+    (`head_judge`, issue 18, part 3), every table of it."""
 
     tournament_id: int
     table: int
     token_id: int
+    head_judge: bool = False
 
     def check(self, tournament_id: int, table: int) -> None:
         if tournament_id != self.tournament_id:
             raise Forbidden(say("this table token belongs to another tournament"))
+        if self.head_judge:
+            return  # any table: the body names it
         if table != self.table:
             raise Forbidden(
                 say(
@@ -59,6 +70,8 @@ class TableScope:
 
     @property
     def author(self) -> Author:
+        if self.head_judge:
+            return Author(HEAD_JUDGE, token_id=self.token_id)  # "by": "head judge"
         return Author("judge", token_id=self.token_id, table=self.table)
 
 
@@ -77,7 +90,12 @@ def _above_cut(tournament: Tournament, round_number: int) -> dict[PlayerId, Side
     }
 
 
-def _cut_changes(
+def sides_of_the_cut(tournament: Tournament, round_number: int) -> dict[PlayerId, Side]:
+    """Each player's side of the cut line in a round (for a ruling's effect, rule CA-5)."""
+    return _above_cut(tournament, round_number)
+
+
+def cut_changes(
     before: Mapping[PlayerId, Side], after: Mapping[PlayerId, Side]
 ) -> list[dict[str, Any]]:
     """Players a change moved across the cut line (reported, never silent)."""
@@ -181,7 +199,7 @@ def _submit_once(
     def finish(session: Session, appended: Appended, tournament: Tournament) -> None:
         event = decided[0]
         answer.update(_hand_answer(appended, tournament, event))
-        answer["cut_changes"] = _cut_changes(before, _above_cut(tournament, event.round))
+        answer["cut_changes"] = cut_changes(before, _above_cut(tournament, event.round))
         if not queries.finish_idempotency_key(
             session, tournament_id, key, claimed_at, status, canonical_json(answer)
         ):

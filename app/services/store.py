@@ -92,6 +92,9 @@ class Listed:
     version: int
 
 
+HEAD_JUDGE = "head_judge"  # a token's role, and the author of the lines it enters
+
+
 @dataclass(frozen=True)
 class Author:
     """Who enters a line: recorded in the row and as `by` in the line (issue 4)."""
@@ -102,6 +105,8 @@ class Author:
 
     @property
     def label(self) -> str:
+        if self.entered_by == HEAD_JUDGE:
+            return "head judge"  # issue 18, part 3: at any table, so named by no table
         return f"judge table {self.table}" if self.table is not None else self.entered_by
 
 
@@ -115,6 +120,11 @@ class TokenRecord:
     created_at: datetime
     expires_at: datetime
     revoked_at: datetime | None
+    role: str = "table"  # or HEAD_JUDGE: every table of the tournament (table is 0)
+
+    @property
+    def head_judge(self) -> bool:
+        return self.role == HEAD_JUDGE
 
     @classmethod
     def of(cls, row: TableToken) -> TokenRecord:
@@ -126,6 +136,7 @@ class TokenRecord:
             queries.as_utc(row.created_at),
             queries.as_utc(row.expires_at),
             None if row.revoked_at is None else queries.as_utc(row.revoked_at),
+            row.role,
         )
 
 
@@ -346,10 +357,14 @@ class TournamentStore:
         *,
         expires_at: datetime | None = None,
         revoke_earlier: bool = False,
+        role: str = "table",
     ) -> IssuedToken:
         """A new bearer token for one table's tablet; only its hash is stored. It expires
         at the end of the hall's tournament day, or at `expires_at` (rule TK-1). Reissuing
-        with `revoke_earlier` revokes the table's other live tokens in the same commit."""
+        with `revoke_earlier` revokes the table's other live tokens in the same commit.
+        With `role` HEAD_JUDGE (`table` 0), the head judge's token: every table, no admin
+        action (issue 18, part 3); `revoke_earlier` then revokes the earlier head-judge
+        tokens."""
         token = secrets.token_urlsafe(24)
         now = self.clock()
         until = (
@@ -367,10 +382,12 @@ class TournamentStore:
                 revoked = [
                     row
                     for row in queries.tokens_of(session, tournament_id, live_at=now)
-                    if row.table_number == table
+                    if row.table_number == table and row.role == role
                 ]
                 queries.revoke_tokens(session, revoked, now)
-            row = queries.insert_token(session, tournament_id, table, token_hash(token), now, until)
+            row = queries.insert_token(
+                session, tournament_id, table, token_hash(token), now, until, role
+            )
             session.commit()
             return IssuedToken(
                 token, TokenRecord.of(row), tuple(TokenRecord.of(r) for r in revoked)
@@ -387,9 +404,15 @@ class TournamentStore:
             return [TokenRecord.of(row) for row in rows]
 
     def revoke_tokens(
-        self, tournament_id: int, *, token_id: int | None = None, table: int | None = None
+        self,
+        tournament_id: int,
+        *,
+        token_id: int | None = None,
+        table: int | None = None,
+        role: str = "table",
     ) -> list[TokenRecord]:
-        """rule TK-2: revoke one token (by its id) or every live token of a table. The next
+        """rule TK-2: revoke one token (by its id) or every live token of a table (with
+        `role` HEAD_JUDGE, every live head-judge token; `table` is then 0). The next
         request with a revoked token, on any process, gets 401: each one reads this row.
         A token revoked before is answered as it stands."""
         now = self.clock()
@@ -413,7 +436,7 @@ class TournamentStore:
                 rows = [
                     row
                     for row in queries.tokens_of(session, tournament_id, live_at=now)
-                    if row.table_number == table
+                    if row.table_number == table and row.role == role
                 ]
             queries.revoke_tokens(session, rows, now)
             session.commit()

@@ -264,6 +264,10 @@ class TokenInfo(BaseModel):
     created_at: datetime
     expires_at: datetime
     revoked_at: datetime | None
+    role: str = Field(
+        default="table",
+        description='"table", or "head_judge": every table, no admin action (issue 18)',
+    )
 
     @classmethod
     def of(cls, record: TokenRecord) -> TokenInfo:
@@ -274,6 +278,7 @@ class TokenInfo(BaseModel):
             created_at=record.created_at,
             expires_at=record.expires_at,
             revoked_at=record.revoked_at,
+            role=record.role,
         )
 
 

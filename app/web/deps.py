@@ -10,7 +10,7 @@ from fastapi import Depends, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.domain.errors import say
-from app.services.errors import TokenRefused
+from app.services.errors import Forbidden, TokenRefused
 from app.services.store import Listed, TournamentStore
 from app.settings import Settings
 from app.web.guards import RateLimits, client_address
@@ -92,11 +92,13 @@ def require_admin(request: Request, settings: SettingsDep, credentials: Credenti
 
 @dataclass(frozen=True)
 class Judge:
-    """A judge's credential: one table of one tournament."""
+    """A judge's credential: one table of one tournament, or (`head_judge`, issue 18) every
+    table of it, whose `table` is then 0."""
 
     tournament_id: int
     table: int
     token_id: int
+    head_judge: bool = False
 
 
 def require_judge(request: Request, store: StoreDep, credentials: Credentials) -> Judge:
@@ -110,9 +112,22 @@ def require_judge(request: Request, store: StoreDep, credentials: Credentials) -
     except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
         raise unauthorized(request, credentials, refused.args[0]) from None
     _signed_in(request, credentials.credentials, f"table-token-{token.id}")
-    setattr(request.state, JUDGE_TABLE, token.table)  # for the request's log line
-    return Judge(token.tournament_id, token.table, token.id)
+    # for the request's log line (a head judge's names no table)
+    setattr(request.state, JUDGE_TABLE, "head judge" if token.head_judge else token.table)
+    return Judge(token.tournament_id, token.table, token.id, token.head_judge)
+
+
+def require_head_judge(judge: Annotated[Judge, Depends(require_judge)]) -> Judge:
+    """The head judge's token (issue 18, part 3): a table's token gets 403."""
+    if not judge.head_judge:
+        raise Forbidden(
+            say("this needs the head judge's token; a table token opens its own table only"),
+            field="Authorization",
+            rule="CA-3",
+        )
+    return judge
 
 
 AdminDep = Annotated[None, Depends(require_admin)]
 JudgeDep = Annotated[Judge, Depends(require_judge)]
+HeadJudgeDep = Annotated[Judge, Depends(require_head_judge)]

@@ -1,11 +1,12 @@
 """The judges' API: one table's tablet writes hands, corrections, voids and table events.
 
-Every write needs the table's bearer token; hands, corrections and voids also need an
-`Idempotency-Key`, generated on the tablet, so that a retry never enters a hand twice. Deals,
-early starts and seats are exactly once by their natural key (the deal of that hand, ...),
-and a deal or an early start from a tablet's outbox carries the tablet's time of it and its
-clock when sent (`time`, `sent`; rule CL-6, README "Offline at the table").
-"""
+Every write needs the table's bearer token, or the head judge's (issue 18, part 3), which
+writes at every table: the body names the table, and its lines say `"by": "head judge"`.
+Hands, corrections and voids also need an `Idempotency-Key`, generated on the tablet, so
+that a retry never enters a hand twice. Deals, early starts and seats are exactly once by
+their natural key (the deal of that hand, ...), and a deal or an early start from a tablet's
+outbox carries the tablet's time of it and its clock when sent (`time`, `sent`; rule CL-6,
+README "Offline at the table")."""
 
 from __future__ import annotations
 
@@ -35,11 +36,13 @@ from app.services.judging import (
     TableScope,
     check_correction,
     check_new_hand,
+    cut_changes,
     hand_event,
+    sides_of_the_cut,
     submit_once,
     table_event,
 )
-from app.web.answers import Recorded, recorded, recorded_fields
+from app.web.answers import Recorded, recorded_fields
 from app.web.deps import JudgeDep, StoreDep, TournamentId
 from app.web.errors import PROBLEM_RESPONSES
 from app.web.fields import (
@@ -205,13 +208,26 @@ class HandBody(TablePlace):
     )
 
 
+CallId = Annotated[
+    str | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_KEY_LENGTH,
+        description="The judge's call this ruling answers (rule CA-5), by its id",
+    ),
+]
+
+
 class CorrectionBody(HandBody):
     reason: str = Field(min_length=1, description="Why the hand is corrected (kept in the log)")
+    call: CallId = None
 
 
 class VoidBody(TablePlace):
     hand: HandNumber
     reason: str = Field(min_length=1)
+    call: CallId = None
 
 
 class TabletTime(TablePlace):
@@ -250,6 +266,12 @@ class JudgePenaltyBody(BaseModel):
         description="Negative: the points taken off (rule PN-1), within the format's bound"
     )
     reason: str = Field(min_length=1)
+    table: Table | None = Field(
+        default=None,
+        description="The table it is given at: the head judge's token names it here (a "
+        "table's token is for its own table)",
+    )
+    call: CallId = None
 
 
 class CutChange(BaseModel):
@@ -276,7 +298,7 @@ class HandAccepted(BaseModel):
 
 
 def _scope(judge: JudgeDep) -> TableScope:
-    return TableScope(judge.tournament_id, judge.table, judge.token_id)
+    return TableScope(judge.tournament_id, judge.table, judge.token_id, judge.head_judge)
 
 
 def _answer(status: int, body: dict[str, Any]) -> JSONResponse:
@@ -345,7 +367,7 @@ def void_hand(
     raw = body.model_dump(mode="json")
 
     def build(tournament: Tournament) -> Any:
-        event = HandVoided(body.round, body.segment, body.table, body.hand, body.reason)
+        event = HandVoided(body.round, body.segment, body.table, body.hand, body.reason, body.call)
         check_correction(tournament, event)
         return event
 
@@ -439,25 +461,48 @@ def record_seats(
     return table_event_answer(table_event(store, tournament_id, _scope(judge), event))
 
 
+class PenaltyRecorded(Recorded):
+    cut_changes: list[CutChange] = Field(
+        description="Players the penalty moved across the cut line (rule ST-3)"
+    )
+
+
 @router.post(
-    "/table-penalties", status_code=201, response_model=Recorded, responses=PROBLEM_RESPONSES
+    "/table-penalties",
+    status_code=201,
+    response_model=PenaltyRecorded,
+    responses=PROBLEM_RESPONSES,
 )
 def judge_penalty(
     tournament_id: TournamentId, body: JudgePenaltyBody, store: StoreDep, judge: JudgeDep
-) -> Recorded:
-    """A score penalty (rule PN-1) for a player seated at the judge's table this round."""
+) -> PenaltyRecorded:
+    """A score penalty (rule PN-1) for a player seated at the judge's table this round; the
+    head judge names the `table` (any table)."""
     scope = _scope(judge)
-    scope.check(tournament_id, judge.table)
+    if judge.head_judge and body.table is None:
+        raise MalformedInput(
+            "PN-1", "table", say("the head judge's penalty names the table it is given at")
+        )
+    table = judge.table if body.table is None else body.table
+    scope.check(tournament_id, table)
+    before: dict[Any, Any] = {}
+    after: dict[Any, Any] = {}
 
     def seated_penalty(tournament: Tournament) -> list[Event]:
+        if body.round in tournament.rounds:
+            before.update(sides_of_the_cut(tournament, body.round))
+        return seated_penalty_line(tournament)
+
+    def measured(session: Any, appended: Any, tournament: Tournament) -> None:
+        after.update(sides_of_the_cut(tournament, body.round))
+
+    def seated_penalty_line(tournament: Tournament) -> list[Event]:
         # Decided under the append's lock: a redraw cannot move the player away between
         # the check and the line. rule PN-1: the judge's own table, in the segment it is
         # playing now; the rules then check the points against the format's bound.
-        segment = tournament.current_segment(body.round, judge.table)
+        segment = tournament.current_segment(body.round, table)
         state = tournament.rounds.get(body.round)
-        seats = (
-            () if state is None or segment is None else state.tables[(segment, judge.table)].seats
-        )
+        seats = () if state is None or segment is None else state.tables[(segment, table)].seats
         if body.player not in seats:
             # No segment at this table now: no seats to list (each case its own sentence).
             sentence = (
@@ -466,7 +511,7 @@ def judge_penalty(
                     "{round}; a judge penalizes the players at their own table, the head judge "
                     "any player (rule PN-1)",
                     player=repr(body.player),
-                    table=judge.table,
+                    table=table,
                     round=body.round,
                 )
                 if segment is None or not seats
@@ -475,7 +520,7 @@ def judge_penalty(
                     "{segment} of round {round} (it seats {seats}); a judge penalizes the "
                     "players at their own table, the head judge any player (rule PN-1)",
                     player=repr(body.player),
-                    table=judge.table,
+                    table=table,
                     segment=segment,
                     round=body.round,
                     seats=", ".join(map(str, seats)),
@@ -486,6 +531,13 @@ def judge_penalty(
                 field="player",
                 rule="PN-1",
             )
-        return [PenaltyGiven(body.round, body.player, body.points, body.reason)]
+        # The head judge's names its table: their token names none, and the table's audit
+        # list finds it by the line (issue 18, part 3).
+        where = table if judge.head_judge else None
+        return [PenaltyGiven(body.round, body.player, body.points, body.reason, body.call, where)]
 
-    return recorded(store.append(tournament_id, seated_penalty, scope.author))
+    appended = store.append(tournament_id, seated_penalty, scope.author, finish=measured)
+    return PenaltyRecorded(
+        **recorded_fields(appended),
+        cut_changes=[CutChange(**change) for change in cut_changes(before, after)],
+    )

@@ -29,7 +29,7 @@ from app.read.reports import (
 )
 from app.read.views import PlayerRound as PlayerRoundView
 from app.read.views import States, player_round, row_of, table_view
-from app.services import history
+from app.services import calls, history
 from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore
@@ -131,6 +131,9 @@ class AuditLine(BaseModel):
     token_id: int | None
     entered_at: str
     line: dict[str, Any]
+    # A ruling that names a judge's call: the players it moved across the cut line (rule
+    # CA-5, issue 18); null on other lines
+    cut_changes: list[dict[str, Any]] | None = None
 
 
 class AuditAnswer(BaseModel):
@@ -417,6 +420,8 @@ def table_audit(
     """Every log line naming the table, or entered with its judges' tokens (a penalty names
     the player, not the table), oldest first, with who entered it and when."""
     lines = store.table_audit(tournament_id, table, round_number)
+    rulings = any('"call"' in line.body for line in lines)
+    effects = calls.ruling_effects(store, tournament_id) if rulings else {}
     return AuditAnswer(
         tournament=tournament_id,
         table=table,
@@ -429,6 +434,7 @@ def table_audit(
                 token_id=line.token_id,
                 entered_at=format_time(queries.as_utc(line.entered_at)),
                 line=json.loads(line.body),
+                cut_changes=effects.get(line.seq),
             )
             for line in lines
         ],

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from app.web import (
     admin,
     admin_pages,
+    calls,
     checkin_admin,
     checkin_pages,
     feeds,
@@ -27,6 +28,8 @@ router.include_router(health.router)
 router.include_router(metrics_page.router)
 router.include_router(judges.router)
 router.include_router(head_judge.router)
+router.include_router(calls.router)  # the head judge's desk (issue 18, part 3)
+router.include_router(calls.pages)
 router.include_router(admin.router)
 router.include_router(public.router)
 router.include_router(feeds.router)

@@ -48,6 +48,7 @@ def test_the_walk_covers_the_admin_and_head_judge_routes() -> None:
     assert "/api/tournaments/{tournament_id}/penalties" in paths
     assert "/api/tournaments/{tournament_id}/tokens/{token_id}" in paths
     assert "/admin/{tournament_id}/judge-card" in paths
+    assert "/api/tournaments/{tournament_id}/head-judge-tokens" in paths  # issue 18
 
 
 def test_every_write_needs_the_admin_token_or_a_table_token() -> None:
@@ -65,14 +66,23 @@ def club(store: TournamentStore) -> Setup:
     return open_tournament(store, club_opening())
 
 
+@pytest.mark.parametrize("credential", ["table", "head_judge"])
 @pytest.mark.parametrize(("method", "path"), ADMIN_ROUTES)
-def test_a_table_token_is_refused_on_every_admin_and_head_judge_route(
+def test_a_judges_token_is_refused_on_every_admin_and_head_judge_route(
     client: TestClient,
     club: Setup,
     admin_headers: dict[str, str],
     method: str,
     path: str,
+    credential: str,
 ) -> None:
+    """A table's token, and the head judge's (issue 18, part 3: every table, and no admin
+    action, not even issuing or revoking a head-judge token)."""
+    if credential == "table":
+        token, still = club.tokens[1], "/judge/whoami"
+    else:
+        issued = client.post(club.url("head-judge-tokens"), headers=admin_headers, json={})
+        token, still = issued.json()["token"], club.url("calls")
     tokens_before = client.get(club.url("tokens"), headers=admin_headers).json()
     log_before = client.get(club.url("log")).text
     url = path.format(
@@ -82,13 +92,13 @@ def test_a_table_token_is_refused_on_every_admin_and_head_judge_route(
         table=1,
         token_id=tokens_before[0]["id"],
     )
-    judge = {"Authorization": f"Bearer {club.tokens[1]}"}
+    judge = {"Authorization": f"Bearer {token}"}
 
     answer = client.request(method, url, headers=judge, json={})
 
     assert answer.status_code in (401, 403), (method, url, answer.status_code, answer.text)
     assert "admin token" in answer.json()["detail"]
-    assert club.tokens[1] not in answer.text
+    assert token not in answer.text
     assert client.get(club.url("tokens"), headers=admin_headers).json() == tokens_before
     assert client.get(club.url("log")).text == log_before
-    assert client.get("/judge/whoami", headers=judge).status_code == 200  # still a judge's
+    assert client.get(still, headers=judge).status_code == 200  # still a judge's

@@ -84,6 +84,21 @@ def test_no_token_reaches_any_line_the_server_writes(
         assert table_1 not in after.text
         assert httpx.get(f"{base}/judge?token={table_1}").status_code == 200
 
+        # The head judge's token (issue 18, part 3): issued, its card, its page, its writes.
+        head = httpx.post(f"{api}/head-judge-tokens", json={}, headers=ADMIN).json()["token"]
+        head_judge = {"Authorization": f"Bearer {head}"}
+        assert httpx.post(
+            f"{base}/admin/{tid}/judge-card", json={"token": head}, headers=ADMIN
+        ).json()["head_judge"]
+        assert httpx.get(f"{base}/head-judge/{tid}?token={head}").status_code == 200
+        call = httpx.post(
+            f"{api}/calls",
+            json={"round": 1, "table": 2, "reason": "dispute"},
+            headers={**head_judge, "Idempotency-Key": "log-test-call"},
+        )
+        assert call.status_code == 201, call.text
+        assert httpx.get(f"{api}/calls", headers=head_judge).status_code == 200
+
     written = log_path.read_text(encoding="utf-8", errors="replace")
     if log_format == "text":
         assert '"GET /judge?token=[redacted] HTTP/1.1" 200' in written  # the access log was on
@@ -104,6 +119,6 @@ def test_no_token_reaches_any_line_the_server_writes(
     assert "/ws/nowhere?token=[redacted]" in written
     assert f"/ws/tournaments/{tid}" not in written
     assert "connection open" not in written
-    for token in (table_1, table_2, WRONG_TOKEN):
+    for token in (table_1, table_2, WRONG_TOKEN, head):
         assert token not in written, f"a token is in the server's output:\n{written}"
     assert table_1 not in revoked.stdout + revoked.stderr
