@@ -74,6 +74,9 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "static/judge/*.js",
         "static/ariari.js",
         "web/judge_pages.py",
+        # the head judge's desk (issue 18, part 3): the page, its script is static/judge/
+        "templates/head_judge.html",
+        "web/calls.py",
         # the paper fallback (issue 18, part 5): the sheet the table fills, the scorer's screen
         "templates/sheets.html",
         "templates/scorer.html",

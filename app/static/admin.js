@@ -503,6 +503,11 @@ function wireForms() {
     const tables = which === "all" ? roundTables() : [Number(which)];
     const how = { revoke_earlier: data.get("replace") === "on" };
     if (text(data, "expires")) how.expires_at = isoTime(data, "expires");
+    if (which === "head-judge") {
+      await issueHeadJudgeToken(how); // issue 18, part 3: every table, no admin action
+      await loadLiveTokens();
+      return;
+    }
     await runLimited(tables, TOKEN_REQUESTS_AT_ONCE, (table) => issueToken(table, how));
     activity(
       tn(
@@ -1500,6 +1505,16 @@ async function issueToken(table, how = {}) {
   showCard(card);
 }
 
+// The head judge's token (issue 18, part 3): its card's code opens /head-judge/{tid}.
+async function issueHeadJudgeToken(how) {
+  const issued = await post(api("/head-judge-tokens"), how);
+  for (const token of issued.revoked) dropCard(token.id);
+  const card = await post(`/admin/${view.tid}/judge-card`, { token: issued.token });
+  view.cards.set(card.table, card);
+  showCard(card);
+  activity(t("The head judge's token issued"));
+}
+
 const untilText = (iso) =>
   formatTime(new Date(iso), { dateStyle: "short", timeStyle: "short" });
 
@@ -1516,7 +1531,7 @@ async function loadLiveTokens() {
     const buttons = [
       el("button", { class: "small quiet", name: "revoke", value: `token:${token.id}` }, t("Revoke")),
     ];
-    if (perTable.get(token.table) > 1 && !shownTables.has(token.table)) {
+    if (token.role !== "head_judge" && perTable.get(token.table) > 1 && !shownTables.has(token.table)) {
       shownTables.add(token.table);
       buttons.push(
         el("button", { class: "small quiet", name: "revoke", value: `table:${token.table}` },
@@ -1525,11 +1540,13 @@ async function loadLiveTokens() {
     }
     items.push(
       el("li", { dataset: { token: token.id, table: token.table } },
-        t("Table {table} · token {id} · until {until}", {
-          table: token.table,
-          id: token.id,
-          until: untilText(token.expires_at),
-        }),
+        token.role === "head_judge"
+          ? t("Head judge · token {id} · until {until}", { id: token.id, until: untilText(token.expires_at) })
+          : t("Table {table} · token {id} · until {until}", {
+            table: token.table,
+            id: token.id,
+            until: untilText(token.expires_at),
+          }),
         " ",
         ...buttons),
     );
@@ -1557,7 +1574,7 @@ function showCard(card) {
   const node = el(
     "figure",
     { class: "token-card", dataset: { table: card.table } },
-    el("h3", {}, t("Table {table}", { table: card.table })),
+    el("h3", {}, card.head_judge ? t("Head judge") : t("Table {table}", { table: card.table })),
     code,
     el("figcaption", { class: "url", translate: "no" }, card.url),
     el(

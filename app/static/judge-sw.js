@@ -16,6 +16,7 @@ const ASSETS = [
   "/static/judge/views.js",
   "/static/judge/state.js",
   "/static/judge/outbox.js",
+  "/static/judge/call.js",
   "/static/ariari.js",
   "/static/judge.css",
   "/static/base.css",

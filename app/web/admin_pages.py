@@ -332,6 +332,9 @@ class JudgeCard(BaseModel):
     warning: str | None = Field(
         default=None, description="Set when the code opens this machine only (a loopback address)"
     )
+    head_judge: bool = Field(
+        default=False, description="The head judge's token: the code opens /head-judge/{tid}"
+    )
 
 
 def judge_url(base_url: str, token: str) -> str:
@@ -364,6 +367,8 @@ def judge_card(
             )
         )
     url = judge_url(public_base(request, settings), body.token)
+    if issued.head_judge:  # issue 18, part 3: the head judge's page, the token after `#` too
+        url = url.replace("/judge#", f"/head-judge/{tournament_id}#", 1)
     return JudgeCard(
         tournament=tournament_id,
         table=issued.table,
@@ -372,6 +377,7 @@ def judge_card(
         url=url,
         svg=qr_svg(url),
         warning=loopback_warning(url),
+        head_judge=issued.head_judge,
     )
 
 

@@ -20,6 +20,7 @@ import { LiveFeed, formatClock } from "../live.js";
 import { formatNumber, language, t, tn } from "../i18n.js";
 import { LIMITS, LIMIT_WORDS, RIICHI_BET, VALID_FU, basePoints, handLabel, ordinal } from "../ariari.js";
 import { Outbox, OutboxSync, RETRY_EVERY_MS, REQUEST_TIMEOUT_MS, isoTime } from "./outbox.js";
+import { CallButton } from "./call.js";
 import {
   END_WORDS,
   SEAT_NAMES,
@@ -101,6 +102,12 @@ export class Tablet extends TabletState {
     this.swapFrom = null;
     this.dealing = new Set(); // "segment:hand" of deals being put in the outbox
     this.historyPushed = false; // the page's own history entry (the back button)
+    // issue 18, part 3: "Call a judge", sent on its own (call.js says why not by the outbox)
+    this.caller = new CallButton({
+      post: (path, body, headers) => this.api("POST", path, body, headers),
+      who: () => this.who,
+      now: () => this.clock.now(),
+    });
   }
 
   // ---- the outbox (outbox.js sends it) ----
@@ -239,15 +246,17 @@ export class Tablet extends TabletState {
       $("no-token").hidden = true;
       $("tablet").hidden = false;
       $("judge").dataset.state = "ready";
-      this.feed = new LiveFeed(who.tournament, [`table:${who.table}`], {
-        onState: (_, state, message) => {
+      this.feed = new LiveFeed(who.tournament, [`table:${who.table}`, "calls"], {
+        onState: (channel, state, message) => {
           // a snapshot's server time is fresh; a change may come from the feed's history
           if (message.type === "snapshot") this.clock.learn(message.server_time);
-          this.onTable(state, message);
+          if (channel === "calls") this.caller.onCalls(state);
+          else this.onTable(state, message);
         },
         onHeartbeat: (message) => this.clock.learn(message.server_time),
         onStatus: (status) => this.renderStatus(status),
       }).connect();
+      this.caller.start();
     }
     this.render();
   }
