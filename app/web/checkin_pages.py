@@ -149,12 +149,19 @@ def _render(
         shown_name=shown,
         other_name=other,
         player_url=f"/p/{quote(str(facts['player']), safe='')}?t={tid}",
-        action=f"/p/{quote(str(facts['player']), safe='')}/check-in?t={tid}",
+        action=f"/p/{quote(str(facts['player']), safe='')}/check-in?t={tid}{_lang(request)}",
         error=error,
         code=code,
     )
     response.status_code = status
     return response
+
+
+def _lang(request: Request) -> str:
+    """A page opened with ?lang= (a QR code, a shared link) answers its form in that language
+    too: i18n.js carries the parameter along links, and a form's action is no link."""
+    asked = request.query_params.get("lang")
+    return "" if not asked else f"&lang={quote(asked[:35], safe='')}"
 
 
 @pages.get("/p/{player_id}/check-in", response_class=HTMLResponse)

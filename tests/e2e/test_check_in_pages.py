@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from i18n_support import unmarked_text
 from playwright.sync_api import expect
 
 from app.domain.checkin import check_in_code, shown_code
@@ -203,3 +204,39 @@ def test_the_hall_counts_check_ins_live(page: Any, server: Server, tmp_path: Pat
     # the standings page carries the count in its header before play
     page.goto(f"{server.base_url}/hall/{tid}")
     expect(page.locator("#checkin-count")).to_have_text("checked in: 2 of 8")
+
+
+def test_the_check_in_pages_have_no_untranslated_text(
+    page: Any, server: Server, tmp_path: Path
+) -> None:
+    """issue 17: under the pseudo-locale every word of the three pages came from a catalog
+    (the players' names and ids, the codes and the tables' numbers are data)."""
+    tid = _drawn(server, tmp_path)
+    _desk(server, tid, "a1")
+    addresses = [
+        f"/p/a2/check-in?t={tid}&lang=en-XA",
+        f"/p/a1/check-in?t={tid}&lang=en-XA",  # checked in
+        f"/hall/{tid}?page=checkin&lang=en-XA",
+        f"/hall/{tid}?lang=en-XA",  # the count in the header
+    ]
+    for address in addresses:
+        page.goto(f"{server.base_url}{address}")
+        page.wait_for_load_state("networkidle")
+        if "hall" in address:
+            expect(page.locator("#checkin-count, #checkin-big").first).to_contain_text("⟦")
+        assert unmarked_text(page) == [], address
+    page.goto(f"{server.base_url}/p/a2/check-in?t={tid}&lang=en-XA")
+    page.fill("#code", "ABC-23")
+    page.locator("#check-in-send").click()
+    expect(page.locator("#check-in-error")).to_be_visible()
+    assert unmarked_text(page) == [], "the refusal"
+    page.goto(f"{server.base_url}/admin/{tid}?lang=en-XA")
+    page.fill("#token-input", DEVELOPMENT_ADMIN_TOKEN)
+    page.locator("#gate-form button").first.click()
+    expect(page.locator("#checkin-missing tbody tr")).to_have_count(7)
+    texts = page.locator("#step-checkin").evaluate(
+        """(card) => [...card.querySelectorAll("h2, h3, th, p, button, td:not([translate=no])")]
+             .map((e) => e.textContent.trim())
+             .filter((text) => text && !text.startsWith("⟦") && !/^[\\d\\s·–-]+$/.test(text))"""
+    )
+    assert texts == [], texts
