@@ -128,6 +128,19 @@ def require_head_judge(judge: Annotated[Judge, Depends(require_judge)]) -> Judge
     return judge
 
 
+def refuse_head_judge_on_a_tablet(judge: Judge) -> None:
+    """A tablet draws its token's table: the head judge's token has none (403)."""
+    if judge.head_judge:
+        raise Forbidden(
+            say(
+                "this is the head judge's token: open the head judge's page, "
+                "/head-judge/{tournament}",
+                tournament=judge.tournament_id,
+            ),
+            field="Authorization",
+        )
+
+
 AdminDep = Annotated[None, Depends(require_admin)]
 JudgeDep = Annotated[Judge, Depends(require_judge)]
 HeadJudgeDep = Annotated[Judge, Depends(require_head_judge)]

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from app.domain.tournament import Tournament
 from app.web import languages
-from app.web.deps import JudgeDep, StoreDep
+from app.web.deps import JudgeDep, StoreDep, refuse_head_judge_on_a_tablet
 from app.web.pages import PACKAGE, render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
@@ -88,6 +88,7 @@ class WhoAmI(BaseModel):
 def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
     """The tournament and table of the bearer token, with what the tablet needs to draw the
     table: the current round's segments at this table, who sits there, and the value bounds."""
+    refuse_head_judge_on_a_tablet(judge)  # issue 18, part 3: no table of its own to draw
 
     def view(tournament: Tournament, _: int) -> WhoAmI:
         state = tournament.current_round

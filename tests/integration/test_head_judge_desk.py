@@ -297,3 +297,44 @@ def test_replay_and_export_keep_the_calls(
     # imported elsewhere, the same calls
     again = store.import_log(exported).tournament_id
     assert store.read(again, lambda t, _: list(t.calls)) == ["kept", "open"]
+
+
+def test_the_head_judge_records_deals_seats_and_voids_at_any_table(
+    client: TestClient, club: Setup, head: dict[str, str]
+) -> None:
+    where = {"round": 1, "segment": 1, "table": 2}
+    deal = client.post(club.url("deals"), json={**where, "hand": 1}, headers=head)
+    assert deal.status_code == 201, deal.text
+    assert deal.json()["lines"][0]["by"] == "head judge"
+    seats = client.post(
+        club.url("seats"), json={**where, "seats": ["eun", "finn", "gwen", "hugo"]}, headers=head
+    )
+    assert seats.status_code == 200, seats.text  # the seats in the log already
+    entered = client.post(
+        club.url("hands"),
+        json=hand(2, 1, self_draw("eun", 10)),
+        headers={**head, "Idempotency-Key": "to-void"},
+    )
+    assert entered.status_code == 201, entered.text
+    void = client.post(
+        club.url("voids"),
+        json={**where, "hand": 1, "reason": "wrong table"},
+        headers={**head, "Idempotency-Key": "void-it"},
+    )
+    assert void.status_code == 201, void.text
+    audit = client.get(club.url("tables/2/audit")).json()["lines"]
+    assert [line["line"]["type"] for line in audit if line["entered_by"] == "head_judge"] == [
+        "deal",
+        "hand",
+        "void",
+    ]
+
+
+def test_the_head_judges_token_on_a_tablet_is_sent_to_the_head_judges_page(
+    client: TestClient, club: Setup, head: dict[str, str]
+) -> None:
+    answer = client.get("/judge/whoami", headers=head)
+    assert answer.status_code == 403
+    assert f"/head-judge/{club.tid}" in answer.json()["detail"]
+    page = client.get(f"/head-judge/{club.tid}")
+    assert page.status_code == 200 and 'id="desk"' in page.text

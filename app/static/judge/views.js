@@ -210,7 +210,8 @@ export class Tablet extends TabletState {
     let who = null;
     try {
       const response = await this.api("GET", "/judge/whoami");
-      if (response.status === 401) {
+      // 403: the head judge's token, which opens the head judge's page, not a table
+      if (response.status === 401 || response.status === 403) {
         localStorage.removeItem(TOKEN_KEY);
         this.token = null;
         const problem = await response.json().catch(() => ({}));
