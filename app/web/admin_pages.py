@@ -431,6 +431,9 @@ def page_links(
         ("Spectators", ("Spectators' home (phones)", {}), f"/?t={tid}"),
         ("Overlays", ("Leaders", {}), f"/overlay/{tid}/top"),
         ("Overlays", ("Around the cut", {}), f"/overlay/{tid}/cut"),
+        # issue 18: what the players either side of the line need; the story of the session
+        ("Overlays", ("On the bubble", {}), f"/overlay/{tid}/bubble"),
+        ("Overlays", ("The story of the session", {}), f"/overlay/{tid}/story"),
         ("Overlays", ("Session clock", {}), f"/overlay/{tid}/clock"),
         *(
             (

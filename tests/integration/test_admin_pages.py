@@ -382,6 +382,8 @@ def test_the_console_links_every_page_and_feed_with_a_qr_code(
         f"/p/1?t={tid}",
         f"/overlay/{tid}/top",
         f"/overlay/{tid}/cut",
+        f"/overlay/{tid}/bubble",  # issue 18
+        f"/overlay/{tid}/story",
         f"/overlay/{tid}/clock",
         f"/overlay/{tid}/clock?group=A",
         f"/overlay/{tid}/clock?group=B",
