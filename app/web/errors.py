@@ -377,6 +377,7 @@ FIELD_RULES = {
     "group": "FM-2",
     "substitute": "FM-9",
     "format": "FM-1",
+    "how": "CI-2",  # a check-in's (issue 18, part 4; docs/contract.md)
 }
 
 
