@@ -395,3 +395,25 @@ def test_a_seated_substitute_cannot_take_a_second_seat() -> None:
     with pytest.raises(IllegalMove) as refused:
         _seated(tournament, "a3", "s1")
     assert (refused.value.field, refused.value.rule) == ("substitute", "FM-9")
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a1", "a2", "b3", "s1"]), st.sampled_from(["slip", "desk"])),
+        max_size=12,
+    )
+)
+def test_only_the_first_check_in_of_a_player_counts(lines: list[tuple[str, str]]) -> None:
+    # rule CI-2: whatever comes after, in any order, a player's first check-in is the one kept
+    tournament = _tournament(*[_check_in(player, how) for player, how in lines])
+    first: dict[str, str] = {}
+    for player, how in lines:
+        first.setdefault(player, how)
+    held = tournament.check_ins.get(1, {})
+    assert {player: kept.how for player, kept in held.items()} == first
+    call = roll_call(tournament.players, tournament.rounds[1], held)
+    # the expected players are those checked in and those missing, each once
+    assert sorted(map(str, call.expected)) == sorted(
+        [str(c.player) for c in call.checked_in if c.player in call.expected]
+        + [str(m.player) for m in call.missing]
+    )
