@@ -1,7 +1,8 @@
 """The bubble overlay (issue 18) of an Ari Ari event in real Chromium: overlay.js draws the
 `needs` channel in points, the totals whole with thousands separators (rule AA-17) and what
 each player needs as a tsumo and a ron (AA-22), the same as the server's first frame; and in
-the final, which has no cut (rule ST-3), it says so, live as on the first frame.
+the final, which has no cut (rule ST-3), it says so, live as on the first frame. The story overlay
+(issue 18, part 2) of the same round says its hands in points too, tsumo and ron (AA-22).
 
 The events are examples/ariari.jsonl: its first two hands (round 1, 8 players, 4 advance), and
 the whole log but its last line (the final being played).
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from e2e_support import open_overlay, shown_text
 
+from app.web.overlay import STORY_PARTS
 from bench.load import Server, free_port, import_log
 
 pytestmark = pytest.mark.slow
@@ -87,4 +89,22 @@ def test_a_final_has_no_line_and_says_so_live(browser: Any, page: Any, final: Ev
     assert page.locator("[data-field=empty]").is_visible()
     assert page.text_content("[data-field=empty]") == "No cut this round"
     assert shown_text(page) == first_frame(browser, final, "bubble")
+    assert errors == []
+
+
+def test_an_ari_ari_story_draws_points_live(browser: Any, page: Any, round_one: Event) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    for part in STORY_PARTS:
+        path = f"story?only={part}&seconds=60"
+        open_overlay(page, round_one, path)
+        assert shown_text(page) == first_frame(browser, round_one, path), part
+    open_overlay(page, round_one, "story?only=hands&seconds=60")
+    figures = page.locator("#rows .figure").all_text_contents()
+    assert "32,000" in figures, figures  # p2's yakuman, its value as AA-22 counts it
+    notes = set(page.locator("#rows .note").all_text_contents())
+    assert notes and notes <= {"Tsumo", "Ron"}, notes
+    open_overlay(page, round_one, "story?only=movers&seconds=60")
+    shown = " ".join(page.locator("#rows .story-row").all_text_contents())
+    assert ".00" not in shown and "," in shown, shown  # points, not 2 decimals (AA-17)
     assert errors == []
