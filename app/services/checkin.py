@@ -294,6 +294,11 @@ def seat_substitute(
             say("give either the id of a registered substitute or the name of a new one"),
         )
 
+    if name is not None and not name.strip():
+        raise MalformedInput(
+            "FM-9", "name", say("must be a non-empty string, got {value}", value=repr(name))
+        )
+
     def decide(tournament: Tournament) -> Sequence[Event]:
         state = open_round(tournament)
         player = registered_player(tournament, missing)

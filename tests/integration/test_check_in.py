@@ -213,6 +213,10 @@ def test_a_substitute_takes_a_missing_players_seat(
         headers=admin_headers,
     )
     assert both.status_code == 422 and both.json()["field"] == "substitute"
+    blank = client.post(
+        f"{url}/substitutes", json={"player": "a3", "name": "   "}, headers=admin_headers
+    )
+    assert blank.status_code == 422 and blank.json()["field"] == "name"
     not_one = client.post(
         f"{url}/substitutes", json={"player": "a3", "substitute": "b2"}, headers=admin_headers
     )
