@@ -359,9 +359,10 @@ def test_the_bubble_follows_a_hand_that_lifts_a_player_over_the_line(
     )
     assert page.locator("#rows .needs").all_text_contents() != before
     row = page.locator(f"#rows .row[data-player='{player}']")
-    if row.count():  # still near the line: over it now, and safe to some loss
+    if row.count():  # still near the line: over it now, safe to some loss or dropped by any
         assert "above" in (row.get_attribute("class") or "")
-        assert row.locator(".needs").text_content().startswith("safe")
+        said = row.locator(".needs").text_content()
+        assert said.startswith(("safe", "drops on any")), said
     still = browser.new_context(
         viewport={"width": WIDTH, "height": HEIGHT}, java_script_enabled=False
     )
