@@ -14,7 +14,8 @@ Channels (CONTRACT §3): `standings` (the current round, with the cut line and e
 player's distance to it), `clocks` (every table's clock as server times and deadlines,
 never ticks: rule CL-6), `table:N` (one table of the current round), `player:ID` and
 `stats` (the story of the session, issue 18: app/read/stats.py), `needs` (what the players
-either side of the cut need from the next hand, issue 18: app/read/needs.py).
+either side of the cut need from the next hand, issue 18: app/read/needs.py), `calls` (the
+judges' calls not yet resolved, without the head judge's notes, issue 18: app/read/calls.py).
 A state is the JSON a snapshot sends, typed (the TypedDicts below, over the report's shapes
 in app/domain/replay.py): a dict at run time, so the live feed compares and sends it as it
 is, and every reader of a field is checked against what is sent.

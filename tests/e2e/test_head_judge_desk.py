@@ -193,3 +193,27 @@ def test_no_untranslated_text_on_the_desk_or_the_tablets_call(
     )
     wait_for(desk, "() => document.querySelector('#desk-open li[data-state=waiting]') !== null")
     assert unmarked_text(desk) == []
+
+
+def test_the_desk_fits_a_phone(browser: Any, hall: Any) -> None:
+    """The head judge walks the hall with a phone: nothing runs off its side."""
+    from i18n_support import overflowing
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    try:
+        _call_from(hall, TABLE + 3)
+        desk = context.new_page()
+        desk.goto(f"{hall.base_url}/head-judge/{hall.tournament_id}#token={head_judge_token(hall)}")
+        wait_for(desk, "() => document.querySelector('#desk-open li[data-state=waiting]') !== null")
+        assert overflowing(desk) == []
+    finally:
+        context.close()
+
+
+def _call_from(hall: Any, table: int) -> None:
+    answer = httpx.post(
+        f"{hall.base_url}/api/tournaments/{hall.tournament_id}/calls",
+        json={"round": 1, "table": table, "reason": "late_player"},
+        headers={"Authorization": f"Bearer {hall.tokens[table]}", "Idempotency-Key": f"p-{table}"},
+    )
+    assert answer.status_code == 201, answer.text

@@ -247,7 +247,8 @@ export class Desk {
       resolve.addEventListener("click", () => this.step(call, "resolved", note.value));
       item.append(el("div", { class: "desk-resolve" }, note, resolve));
     } else {
-      item.append(el("p", { class: "desk-resolve note", text: call.note ?? "" }));
+      // the head judge's own words: never a catalog's
+      item.append(el("p", { class: "desk-resolve note", translate: "no", text: call.note ?? "" }));
     }
     return item;
   }
