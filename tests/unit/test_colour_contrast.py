@@ -22,6 +22,7 @@ GROUNDS = {
     "admin.css": ["--paper"],
     "judge.css": ["--paper"],
     "scorer.css": ["--paper"],  # the scorer's screen: its panels are paper (issue 18)
+    "checkin.css": ["--paper"],  # a player's check-in form, on the phone's paper (issue 18)
     "hall.css": ["--hall-ground", "--hall-panel"],
     # an overlay's text sits on its panel; the panel over anything the camera shows
     "overlay.css": ["--panel"],
