@@ -10,6 +10,8 @@
 // The cut page has a column more (issue 18): what each player near the line needs from the
 // next hand at their table, in a few words, from the `needs` channel (4 places each side of
 // the line; the other rows' cells are blank).
+// story=1 puts a page more in the rotation, the story of the session (issue 18, part 2:
+// hall/story.js draws it from the `stats` channel, followed only then); page=story pins it.
 // The screen decides the sizes (issue 13): a page's rows share the height left, whatever
 // their number, so no row is ever below the screen and page n+1 starts where page n ended;
 // the row's font shrinks further only to keep the name column readable.
@@ -23,6 +25,7 @@ import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js
 import { handCount, sameDeadline, segmentKindOf, sessionClock } from "/static/hall/session.js";
 import { FIRST, secondSpeaker } from "/static/hall/words.js";
 import { needsShort } from "/static/needs.js";
+import { storyPage } from "/static/hall/story.js";
 
 const root = document.getElementById("hall");
 const tournamentId = Number(root.dataset.tournament);
@@ -36,6 +39,7 @@ const ROWS_ASKED = params.has("rows") ? intParam("rows", 16, 5, 200) : null;
 const INTERVAL_MS = intParam("interval", 10, 2, 3600) * 1000;
 const ARROW_MS = intParam("arrows", 90, 5, 3600) * 1000;
 const PINNED = pinnedPage(params.get("page"));
+const STORY = PINNED === "story" || (params.has("story") && params.get("story") !== "0");
 const SECOND = secondSpeaker();
 // alternate: each turn of the rotation in the other language; else the second beneath
 const ALTERNATE = SECOND !== null && params.get("bilingual") === "alternate";
@@ -71,6 +75,7 @@ const el = {
   tableCounts: document.getElementById("table-counts"),
   columns: document.querySelector(".hall-columns"),
   languages: document.getElementById("languages"),
+  story: document.getElementById("story"),
 };
 
 let names = new Map(); // player id -> {name, country, local_name, local_lang}
@@ -169,7 +174,8 @@ function renderHeads() {
 
 // -- the feed -------------------------------------------------------------------------------
 
-const feed = new LiveFeed(tournamentId, ["standings", "clocks", "needs"], {
+const channels = ["standings", "clocks", "needs", ...(STORY ? ["stats"] : [])];
+const feed = new LiveFeed(tournamentId, channels, {
   onState(channel, state, message) {
     noteServerTime(message);
     if (channel === "standings") {
@@ -181,12 +187,25 @@ const feed = new LiveFeed(tournamentId, ["standings", "clocks", "needs"], {
       renderSessionClock();
     } else if (channel === "needs" && el.pager.dataset.page === "cut") {
       renderStandings();
+    } else if (channel === "stats" && el.pager.dataset.page === "story") {
+      renderStandings();
     }
   },
   onHeartbeat: noteServerTime,
   onStatus: renderStatus,
 });
 window.hallDisplay = { feed }; // for the browser tests and for a curious organizer
+
+const story = storyPage(el.story, {
+  speaker,
+  label,
+  nameNodes,
+  ariari: ARIARI,
+  points: (exact) => (ARIARI ? pointsShown(exact) : exact),
+  figure,
+  segmentKinds,
+  hasCut: () => cutOfState() !== null,
+});
 
 // -- helpers ---------------------------------------------------------------------------------
 
@@ -196,7 +215,7 @@ function intParam(name, fallback, low, high) {
 }
 
 function pinnedPage(text) {
-  if (text === "cut") return "cut";
+  if (text === "cut" || text === "story") return text;
   const number = Number.parseInt(text ?? "", 10);
   return Number.isFinite(number) && number >= 1 ? number : null;
 }
@@ -208,9 +227,10 @@ function node(tag, className, text) {
   return made;
 }
 
-// A player's name for the language spoken now, the other form beside it, smaller.
-function nameNodes(player) {
-  const known = names.get(String(player));
+// A player's name for the language spoken now, the other form beside it, smaller; `named`
+// is the feed's own record of the name, for a player the names map does not hold yet.
+function nameNodes(player, named = undefined) {
+  const known = names.get(String(player)) ?? named;
   const shown = node("span", "name-text");
   shown.translate = false;
   if (!known) {
@@ -312,14 +332,16 @@ function cutOf(state, count) {
 
 function pagesOf(count, cut) {
   const numbered = Math.max(1, Math.ceil(count / rowsPerPage));
-  /** @type {(number | "cut")[]} */
+  /** @type {(number | "cut" | "story")[]} */
   const pages = Array.from({ length: numbered }, (_, i) => i + 1);
   if (cut) pages.push("cut"); // the rotation always comes back to the line
+  if (STORY) pages.push("story");
   return { numbered, pages };
 }
 
 function currentPage(numbered, pages, cut) {
   if (PINNED === "cut") return cut ? "cut" : 1;
+  if (PINNED === "story") return "story";
   if (PINNED !== null) return Math.min(PINNED, numbered);
   return pages[rotation % pages.length];
 }
@@ -349,11 +371,19 @@ function renderStandings() {
   label(el.round, ({ t }) => (state.ended ? t("Round {number} · ended", round) : t("Round {number}", round)));
   el.pager.textContent = page === "cut"
     ? tn("cut line · {count} page", "cut line · {count} pages", numbered)
-    : t("page {page}/{pages}", { page, pages: numbered });
+    : page === "story" ? t("the story of the session") : t("page {page}/{pages}", { page, pages: numbered });
   el.pager.dataset.page = String(page);
   el.pager.dataset.pages = String(numbered);
+  // the story takes the standings' place; they stay laid out beneath it (layout measures them)
+  el.story.hidden = page !== "story";
+  el.standings.classList.toggle("behind-story", page === "story");
 
   const byId = new Map(rows.map((row) => [row.id, row]));
+  if (page === "story") {
+    story.render(feed.states.get("stats") ?? null);
+    renderCutInfo(cut, byId);
+    return;
+  }
   const tie = tieMarks(cut?.tie);
   const needs = page === "cut" ? needsWords(state.round) : null;
   el.standings.classList.toggle("with-needs", needs !== null);

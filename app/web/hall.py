@@ -4,6 +4,8 @@ clock and every table's state, on a big screen in the playing hall, unattended f
 `GET /hall/{tid}?rows=20&interval=10&page=cut` serves the page; the live feed (standings and
 clocks channels) fills it. Names are not in the feed, so the page reads them once from
 `GET /hall/{tid}/players.json`, and again when a player it does not know appears.
+`?story=1` adds the story of the session to the rotation and `?page=story` pins it (issue 18,
+part 2: static/hall/story.js draws it from the `stats` channel).
 """
 
 from __future__ import annotations
