@@ -15,6 +15,7 @@ from typing import Any
 
 from app.domain.calls import Call, CallMade, CallResolved, CallTaken, check_note, check_reason
 from app.domain.errors import say
+from app.domain.hands import PlayerId
 from app.domain.log import Event, decode_line
 from app.domain.replay import apply_line, replay_lines
 from app.domain.tournament import Tournament
@@ -125,12 +126,33 @@ def _call(tournament: Tournament, call_id: str) -> Call:
     return call
 
 
-def calls_of(store: TournamentStore, tournament_id: int) -> tuple[list[Call], str, int]:
-    """Every call, in the order made (rule CA-4), with the tournament's name and version."""
-    return store.read(
-        tournament_id,
-        lambda tournament, version: (list(tournament.calls.values()), tournament.name, version),
-    )
+@dataclass(frozen=True)
+class Desk:
+    """What the head judge's page reads: every call in the order made (rule CA-4), and who
+    sits at each calling table now, for a penalty against the call (rule PN-1, CA-5)."""
+
+    calls: list[Call]
+    seated: dict[str, list[tuple[PlayerId, str]]]  # call id -> (player, name) at its table
+    name: str
+    version: int
+
+
+def calls_of(store: TournamentStore, tournament_id: int) -> Desk:
+    def view(tournament: Tournament, version: int) -> Desk:
+        made = list(tournament.calls.values())
+        seated = {call.id: _seated(tournament, call) for call in made if call.state != "resolved"}
+        return Desk(made, seated, tournament.name, version)
+
+    return store.read(tournament_id, view)
+
+
+def _seated(tournament: Tournament, call: Call) -> list[tuple[PlayerId, str]]:
+    state = tournament.rounds.get(call.round)
+    segment = None if state is None else tournament.current_segment(call.round, call.table)
+    if state is None or segment is None:
+        return []
+    seats = state.tables[(segment, call.table)].seats
+    return [(player, tournament.players[player].name) for player in seats]
 
 
 def ruling_effects(store: TournamentStore, tournament_id: int) -> dict[int, list[dict[str, Any]]]:

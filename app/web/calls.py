@@ -67,6 +67,11 @@ class CallAnswer(BaseModel):
     already: Literal[True] | None = None
 
 
+class SeatedPlayer(BaseModel):
+    player: str | int
+    name: str
+
+
 class CallRecord(BaseModel):
     id: str
     round: int
@@ -79,6 +84,9 @@ class CallRecord(BaseModel):
     waited: int | None = Field(description="Seconds it waited to be taken, or until now")
     note: str | None
     rulings: list[str] = Field(description="The types of the lines that answered it (CA-5)")
+    seated: list[SeatedPlayer] = Field(
+        description="Who sits at the table now (a call not resolved), for a penalty"
+    )
 
 
 class CallsAnswer(BaseModel):
@@ -129,7 +137,7 @@ def make_call(
     return _answer(tournament_id, outcome)
 
 
-def _record(call: Call, now: datetime) -> CallRecord:
+def _record(call: Call, now: datetime, desk: calls.Desk) -> CallRecord:
     data = call_data(call)
     return CallRecord(
         **data,
@@ -137,6 +145,7 @@ def _record(call: Call, now: datetime) -> CallRecord:
         waited=call.waited(now),
         note=call.note,
         rulings=list(call.rulings),
+        seated=[SeatedPlayer(player=p, name=n) for p, n in desk.seated.get(call.id, [])],
     )
 
 
@@ -146,14 +155,14 @@ def list_calls(tournament_id: TournamentId, store: StoreDep, judge: HeadJudgeDep
     notes (the head judge's token only)."""
     _scope(judge).check(tournament_id, 0)
     now = store.clock()
-    made, name, version = calls.calls_of(store, tournament_id)
+    desk = calls.calls_of(store, tournament_id)
     return CallsAnswer(
         tournament=tournament_id,
-        tournament_name=name,
-        version=version,
+        tournament_name=desk.name,
+        version=desk.version,
         server_time=format_time(now),
         reasons=list(CALL_REASONS),
-        calls=[_record(call, now) for call in made],
+        calls=[_record(call, now, desk) for call in desk.calls],
     )
 
 

@@ -56,6 +56,10 @@ def calls_in_log(hall: Any) -> list[dict[str, Any]]:
     return [line for line in lines if line["type"].startswith("call")]
 
 
+def lines_of_table(hall: Any) -> list[dict[str, Any]]:
+    return [line for line in calls_in_log(hall) if line.get("table") == TABLE]
+
+
 def test_a_call_appears_waits_and_is_taken_and_resolved(
     tablet: Any, desk_context: Any, hall: Any
 ) -> None:
@@ -104,7 +108,27 @@ def test_a_call_appears_waits_and_is_taken_and_resolved(
     wait_for(page, "() => document.getElementById('call-status').dataset.state === 'taken'")
     assert "A judge is on the way" in page.locator("#call-status").inner_text()
 
-    taken.locator("input").fill("False win: chombo, 100 points")
+    # The ruling, against the call: a penalty for a player at the table (rules PN-1, CA-5).
+    penalty = taken.locator(".desk-penalty")
+    penalty.locator("select").select_option(index=0)
+    player = penalty.locator("select").input_value()
+    penalty.locator('input[data-field="points"]').fill("-100")
+    penalty.locator('input[data-field="reason"]').fill("false win")
+    penalty.locator('button[data-action="penalty"]').click()
+    done = desk.locator("#desk-done")
+    done.wait_for()
+    assert "Penalty -100 for" in done.inner_text() and "against this call" in done.inner_text()
+    text = httpx.get(f"{hall.base_url}/api/tournaments/{hall.tournament_id}/log").text
+    [ruling] = [
+        line
+        for line in map(json.loads, text.splitlines())
+        if line["type"] == "penalty" and line.get("table") == TABLE
+    ]
+    assert (ruling["player"], ruling["points"], ruling["by"]) == (player, -100, "head judge")
+    assert ruling["call"] == lines_of_table(hall)[0]["id"]
+
+    taken = desk.locator(f'#desk-open li[data-state="taken"]:has-text("Table {TABLE}")')
+    taken.locator(".desk-resolve input:not([data-field])").fill("False win: chombo, 100 points")
     taken.locator('button[data-action="resolve"]').click()
     resolved = desk.locator(f'#desk-resolved li:has-text("Table {TABLE}")')
     resolved.wait_for()

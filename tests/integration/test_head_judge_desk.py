@@ -146,6 +146,14 @@ def test_calls_are_made_taken_and_resolved_in_the_order_they_came(
         ("c-table-1", 1, "late_player"),
     ]
     assert listed["reasons"] == ["dispute", "chombo", "late_player", "broken_tablet"]
+    # who sits at each calling table, for a penalty against its call
+    assert [seat["player"] for seat in listed["calls"][1]["seated"]] == [
+        "ami",
+        "bo",
+        "cleo",
+        "dirk",
+    ]
+    assert listed["calls"][1]["seated"][0]["name"] == "Ami Sato"
 
     taken = client.post(club.url("calls/c-table-2/taken"), headers=head)
     assert taken.status_code == 201

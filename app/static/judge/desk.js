@@ -246,11 +246,75 @@ export class Desk {
       const resolve = el("button", { type: "button", class: "big", "data-action": "resolve", text: t("Resolve") });
       resolve.addEventListener("click", () => this.step(call, "resolved", note.value));
       item.append(el("div", { class: "desk-resolve" }, note, resolve));
+      if (call.seated?.length) item.append(this.penaltyForm(call));
     } else {
       // the head judge's own words: never a catalog's
       item.append(el("p", { class: "desk-resolve note", translate: "no", text: call.note ?? "" }));
     }
     return item;
+  }
+
+  // A penalty against the call (rules PN-1, CA-5): one of the players at its table, the
+  // points taken off, the reason; the answer says whom it moved across the cut line.
+  /** @param {any} call */
+  penaltyForm(call) {
+    const player = /** @type {HTMLSelectElement} */ (
+      el("select", { "aria-label": t("Player"), "data-field": "player" })
+    );
+    for (const seated of call.seated) {
+      player.append(el("option", { value: String(seated.player), translate: "no", text: seated.name }));
+    }
+    const points = /** @type {HTMLInputElement} */ (
+      el("input", { type: "number", max: "-1", step: "1", "aria-label": t("Points taken off"), placeholder: "-5", "data-field": "points" })
+    );
+    const reason = /** @type {HTMLInputElement} */ (
+      el("input", { autocomplete: "off", "aria-label": t("Reason for the penalty"), placeholder: t("Reason for the penalty"), "data-field": "reason" })
+    );
+    const give = el("button", { type: "button", class: "big", "data-action": "penalty", text: t("Give a penalty") });
+    give.addEventListener("click", () => {
+      const chosen = call.seated.find((/** @type {any} */ s) => String(s.player) === player.value);
+      this.penalize(call, chosen, Number(points.value), reason.value);
+    });
+    return el("div", { class: "desk-resolve desk-penalty" }, player, points, reason, give);
+  }
+
+  /**
+   * @param {any} call
+   * @param {any} seated
+   * @param {number} points
+   * @param {string} reason
+   */
+  async penalize(call, seated, points, reason) {
+    let response;
+    try {
+      response = await this.api("POST", `/api/tournaments/${this.tournament}/table-penalties`, {
+        round: call.round,
+        table: call.table,
+        player: seated.player,
+        points,
+        reason,
+        call: call.id,
+      });
+    } catch {
+      $("desk-problem").textContent = t("Not sent: the server cannot be reached. Try again.");
+      return;
+    }
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      $("desk-problem").textContent = answer.detail ?? t("The server answered {status}.", { status: response.status });
+      return;
+    }
+    const names = new Map(call.seated.map((/** @type {any} */ s) => [String(s.player), s.name]));
+    const crossed = (answer.cut_changes ?? []).map((/** @type {any} */ c) => names.get(String(c.player)) ?? String(c.player));
+    $("desk-done").textContent = crossed.length
+      ? t("Penalty {points} for {name}, against this call; it moved {players} across the cut line.", {
+          points,
+          name: seated.name,
+          players: crossed.join(t(", ")),
+        })
+      : t("Penalty {points} for {name}, against this call; no one crossed the cut line.", { points, name: seated.name });
+    $("desk-problem").textContent = "";
+    await this.load();
   }
 
   /**
