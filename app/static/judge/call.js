@@ -98,10 +98,13 @@ export class CallButton {
         const answer = await response.json();
         this.settled(answer.call);
         retry = false;
-      } else if (response.status >= 400 && response.status < 500 && response.status !== 429 && response.status !== 409) {
+      } else if (response.status >= 400 && response.status < 500 && response.status !== 429) {
         const problem = await response.json().catch(() => ({}));
-        pending.problem = t("The call was refused: {problem}", { problem: problem.detail ?? response.status });
-        retry = false;
+        // a 409 naming the key: the same call, still being stored by an earlier try
+        retry = response.status === 409 && problem.field === "Idempotency-Key";
+        pending.problem = retry
+          ? t("Calling a judge: {reason}…", { reason: reasonWords(pending.reason) })
+          : t("The call was refused: {problem}", { problem: problem.detail ?? response.status });
       } else {
         pending.problem = t("The call is not sent yet: the server did not answer. It is sent again every few seconds; raise a hand for a judge meanwhile.");
       }
