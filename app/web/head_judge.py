@@ -26,6 +26,7 @@ from app.services.judging import head_judge_event
 from app.services.store import HEAD_JUDGE
 from app.web.admin import RevokedAnswer, TokenInfo
 from app.web.deps import AdminDep, StoreDep, TournamentId
+from app.web.errors import PROBLEM_RESPONSES
 from app.web.fields import HandNumber, Round, Segment, Table
 from app.web.judges import TABLE_EVENT_RESPONSES, TableEventRecorded, table_event_answer
 
@@ -96,7 +97,12 @@ class HeadJudgeTokenAnswer(BaseModel):
     revoked: list[TokenInfo] = Field(description="The earlier head-judge tokens revoked with it")
 
 
-@router.post("/head-judge-tokens", status_code=201, response_model=HeadJudgeTokenAnswer)
+@router.post(
+    "/head-judge-tokens",
+    status_code=201,
+    response_model=HeadJudgeTokenAnswer,
+    responses=PROBLEM_RESPONSES,
+)
 def issue_head_judge_token(
     tournament_id: TournamentId,
     store: StoreDep,
@@ -122,7 +128,7 @@ def issue_head_judge_token(
     )
 
 
-@router.delete("/head-judge-tokens", response_model=RevokedAnswer)
+@router.delete("/head-judge-tokens", response_model=RevokedAnswer, responses=PROBLEM_RESPONSES)
 def revoke_head_judge_tokens(
     tournament_id: TournamentId, store: StoreDep, _: AdminDep
 ) -> RevokedAnswer:

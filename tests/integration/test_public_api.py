@@ -67,7 +67,13 @@ def test_openapi_documents_every_public_route_with_its_answers(client: TestClien
     assert "application/x-ndjson" in log
     standings = paths[api("/{tournament_id}/standings")]["get"]
     # issue 18 adds `at`: the standings at a moment of the day
-    assert [p["name"] for p in standings["parameters"]] == ["tournament_id", "round", "at", "top", "players"]
+    assert [p["name"] for p in standings["parameters"]] == [
+        "tournament_id",
+        "round",
+        "at",
+        "top",
+        "players",
+    ]
 
 
 def test_standings_equal_the_replay_of_the_exported_log(
