@@ -10,6 +10,7 @@ import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js
 import { prizeAmounts, runLimited } from "/static/admin/pure.js";
 import { CheckInDesk } from "/static/admin/checkin.js";
 import { formatTime, language, t, tn } from "/static/i18n.js";
+import { el } from "/static/dom.js";
 
 const TOKEN_KEY = "wsom.adminToken";
 const REFRESH_AFTER_MS = 1500; // at most one reload of the console's data per this, when live
@@ -35,22 +36,7 @@ const view = {
   blobs: new Map(), // what -> object URL, revoked when replaced
 };
 
-// -- small DOM helpers: text is always set as text -------------------------------------
-
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
+// -- small DOM helpers: text is always set as text (el: static/dom.js) -----------------
 
 function escapeHtml(text) {
   const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };

@@ -11,6 +11,7 @@
 // (this tab only; static/admin.js): a table token opens one table, a pile of sheets holds many.
 
 import { formatNumber, formatTime, namesFor, t, tn } from "/static/i18n.js";
+import { el } from "/static/dom.js";
 import { COLUMNS, DRAW, FIELDS, SELF_DRAW, readRow, sameResult, sheetCode } from "/static/judge/sheet.js";
 import { SEAT_WORDS, handDeltas, signed } from "/static/judge/state.js";
 
@@ -30,22 +31,7 @@ const view = {
   sending: false,
 };
 
-// -- small DOM helpers: text is always set as text -------------------------------------
-
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
+// -- small DOM helpers: text is always set as text (el: static/dom.js) -----------------
 
 function show(which) {
   for (const id of ["gate", "pick", "sheet", "review"]) $(`#${id}`).hidden = !which.includes(id);

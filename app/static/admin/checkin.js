@@ -5,28 +5,11 @@
 // admin.js gives it its API helpers; names are only ever set as text.
 
 import { formatTime, t } from "../i18n.js";
+import { el } from "../dom.js";
 
 /** @type {(selector: string, root?: ParentNode) => any} */
 const $ = (selector, root = document) => root.querySelector(selector);
 
-/**
- * @param {string} tag
- * @param {Record<string, any>} [attributes]
- * @param {...any} children
- */
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
 
 const tablesText = (tables) =>
   tables.some((table) => table !== null)
