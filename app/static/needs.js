@@ -76,17 +76,20 @@ export function needsShort(view, ariari = false, t = pageT) {
     return parts.join(SEPARATOR);
   }
   if (view.needs !== "over the line") return "";
-  // a loss they can take up to a value, and the hands of which even the smallest drops them
-  // (0, rule HS-3): "safe to 45 self-draw · drops on any deal-in"
-  const kinds = [];
-  if (view.lose_self_draw === 0) kinds.push(ariari ? t("any tsumo") : t("any self-draw"));
-  else if (view.lose_self_draw !== null) {
-    const value = shown(view.lose_self_draw, ariari);
+  // A loss they can take up to a value ("safe to 45 self-draw"), and the kinds of which even
+  // the smallest hand drops them (0, rule HS-3): short enough for a TV caption.
+  const { lose_self_draw: selfDraw, lose_discard: discard } = view;
+  if (selfDraw === 0 && discard === 0) return t("any loss drops them");
+  if (selfDraw === 0 && discard === null) return ariari ? t("any tsumo drops them") : t("any self-draw drops them");
+  if (discard === 0 && selfDraw === null) return t("any deal-in drops them");
+  if (selfDraw) {
+    const value = shown(selfDraw, ariari);
     parts.push(ariari ? t("{value} tsumo", { value }) : t("{value} self-draw", { value }));
   }
-  if (view.lose_discard === 0) kinds.push(t("any deal-in"));
-  else if (view.lose_discard !== null) parts.push(t("{value} deal-in", { value: shown(view.lose_discard, ariari) }));
-  const said = parts.length ? [t("safe to {limits}", { limits: parts.join(SEPARATOR) })] : [];
-  if (kinds.length) said.push(t("drops on {kinds}", { kinds: kinds.join(SEPARATOR) }));
-  return said.join(SEPARATOR) || t("safe");
+  if (discard) parts.push(t("{value} deal-in", { value: shown(discard, ariari) }));
+  if (!parts.length) return t("safe");
+  const said = [t("safe to {limits}", { limits: parts.join(SEPARATOR) })];
+  if (selfDraw === 0) said.push(ariari ? t("no tsumo") : t("no self-draw"));
+  if (discard === 0) said.push(t("no deal-in"));
+  return said.join(SEPARATOR);
 }

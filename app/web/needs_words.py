@@ -115,23 +115,28 @@ def needs_short(view: NeedsView | None, ariari: bool = False, language: str | No
             parts.append((_("{value} ron") if ariari else _("{value} discard")).format(value=value))
         return SEPARATOR.join(parts)
     if verdict == "over the line":
-        # a loss they can take up to a value, and the hands of which even the smallest drops
-        # them (0, rule HS-3): "safe to 45 self-draw · drops on any deal-in"
-        kinds: list[str] = []
-        if view["lose_self_draw"] == 0:
-            kinds.append(_("any tsumo") if ariari else _("any self-draw"))
-        elif view["lose_self_draw"] is not None:
-            value = _value(view["lose_self_draw"], ariari)
+        # A loss they can take up to a value ("safe to 45 self-draw"), and the kinds of which
+        # even the smallest hand drops them (0, rule HS-3): short enough for a TV caption.
+        lose_self_draw, lose_discard = view["lose_self_draw"], view["lose_discard"]
+        if lose_self_draw == 0 and lose_discard == 0:
+            return _("any loss drops them")
+        if lose_self_draw == 0 and lose_discard is None:
+            return _("any tsumo drops them") if ariari else _("any self-draw drops them")
+        if lose_discard == 0 and lose_self_draw is None:
+            return _("any deal-in drops them")
+        if lose_self_draw:
+            value = _value(lose_self_draw, ariari)
             parts.append(
                 (_("{value} tsumo") if ariari else _("{value} self-draw")).format(value=value)
             )
-        if view["lose_discard"] == 0:
-            kinds.append(_("any deal-in"))
-        elif view["lose_discard"] is not None:
-            value = _value(view["lose_discard"], ariari)
-            parts.append(_("{value} deal-in").format(value=value))
-        said = [_("safe to {limits}").format(limits=SEPARATOR.join(parts))] if parts else []
-        if kinds:
-            said.append(_("drops on {kinds}").format(kinds=SEPARATOR.join(kinds)))
-        return SEPARATOR.join(said) or _("safe")
+        if lose_discard:
+            parts.append(_("{value} deal-in").format(value=_value(lose_discard, ariari)))
+        if not parts:
+            return _("safe")
+        said = [_("safe to {limits}").format(limits=SEPARATOR.join(parts))]
+        if lose_self_draw == 0:
+            said.append(_("no tsumo") if ariari else _("no self-draw"))
+        if lose_discard == 0:
+            said.append(_("no deal-in"))
+        return SEPARATOR.join(said)
     return ""

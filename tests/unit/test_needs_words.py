@@ -60,16 +60,16 @@ EXPECTED = {
     (False, 2): ("Out of reach with one hand", "out of reach"),
     (False, 1): ("", ""),
     # 0: even the smallest such hand drops them (rule HS-3): no "more than 0"
-    (False, 8): ("Through unless an opponent self-draws", "drops on any self-draw"),
+    (False, 8): ("Through unless an opponent self-draws", "any self-draw drops them"),
     (False, 10): (
         "Through unless an opponent self-draws or they deal in",
-        "drops on any self-draw · any deal-in",
+        "any loss drops them",
     ),
     (True, 11): (
         "Through unless an opponent self-draws more than 45 or they deal in",
-        "safe to 45 tsumo · drops on any deal-in",
+        "safe to 45 tsumo · no deal-in",
     ),
-    (False, 12): ("Through unless they deal in", "drops on any deal-in"),
+    (False, 12): ("Through unless they deal in", "any deal-in drops them"),
 }
 
 
