@@ -88,16 +88,20 @@ def test_the_words_in_english() -> None:
         assert tuple(said[(len(VIEWS) if ariari else 0) + index]) == expected
 
 
-def test_the_page_script_says_what_the_server_says() -> None:
+def _script_words(preamble: str = "", speaker: str = "") -> list[list[str]]:
+    """What static/needs.js says of every view under Node, in both rulesets: with
+    `preamble` run first and `speaker` (a `t` it defines) passed as the language."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node.js is not installed")
+    extra = f", {speaker}" if speaker else ""
     script = (
         'import { needsSentence, needsShort } from "./app/static/needs.js";\n'
+        f"{preamble}"
         f"const views = {json.dumps(VIEWS)};\n"
         "const out = [];\n"
         "for (const ariari of [false, true]) for (const v of views)"
-        " out.push([needsSentence(v, ariari), needsShort(v, ariari)]);\n"
+        f" out.push([needsSentence(v, ariari{extra}), needsShort(v, ariari{extra})]);\n"
         "console.log(JSON.stringify(out));\n"
     )
     run = subprocess.run(
@@ -108,7 +112,12 @@ def test_the_page_script_says_what_the_server_says() -> None:
         check=True,
         timeout=60,
     )
-    assert json.loads(run.stdout) == _python()
+    words: list[list[str]] = json.loads(run.stdout)
+    return words
+
+
+def test_the_page_script_says_what_the_server_says() -> None:
+    assert _script_words() == _python()
 
 
 def _python_in(language: str) -> list[list[str]]:
@@ -146,26 +155,9 @@ def test_the_page_script_says_it_in_a_second_language_as_the_server_does(
 ) -> None:
     # The hall's second speaker (static/hall/words.js speakerOf, over the catalog the hall
     # embeds for it: app/web/hall.py) passed as needs.js's `t`.
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js is not installed")
     catalog = i18n.catalog_json(language, ("common", "hall"))
-    script = (
-        'import { needsSentence, needsShort } from "./app/static/needs.js";\n'
+    preamble = (
         'import { speakerOf } from "./app/static/hall/words.js";\n'
-        f"const views = {json.dumps(VIEWS)};\n"
         f"const {{ t }} = speakerOf({catalog});\n"
-        "const out = [];\n"
-        "for (const ariari of [false, true]) for (const v of views)"
-        " out.push([needsSentence(v, ariari, t), needsShort(v, ariari, t)]);\n"
-        "console.log(JSON.stringify(out));\n"
     )
-    run = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    assert json.loads(run.stdout) == _python_in(language)
+    assert _script_words(preamble, "t") == _python_in(language)
