@@ -334,6 +334,7 @@ class States:
         self._table_clocks: list[TableClock] | None = None
         self._clocks: dict[str, ClockRow] | None = None
         self._field: FieldTotals | None = None
+        self._needs: dict[PlayerId, NeedsView | None] = {}
 
     def of(self, channel: str) -> ChannelState:
         kind, _, argument = channel.partition(":")
@@ -392,11 +393,7 @@ class States:
                 player = tournament.player_named(player_id)
                 if standing is None or player is None:
                     continue
-                seats = [
-                    {"segment": segment, "table": table, "seat": seat}
-                    for segment, table, seat in current.seats_of(player)
-                ]
-                view = self.needs(player, cast(list[SeatInSegment], seats))
+                view = self.needs(player)
                 if view is not None:
                     rows[player_id] = {
                         **view,
@@ -413,12 +410,16 @@ class States:
             "rows": rows,
         }
 
-    def needs(self, player: PlayerId, seats: Iterable[SeatInSegment]) -> NeedsView | None:
-        """What the player, sitting at `seats` in the current round, needs from the next
-        hand at the table where they sit now."""
-        seat = current_seat(seats, self.clock_rows())
-        at = None if seat is None else (seat["segment"], seat["table"])
-        return needs_view(self.tournament, player, self.field_totals(), at)
+    def needs(self, player: PlayerId) -> NeedsView | None:
+        """What the player needs from the next hand at the table where they sit now in the
+        current round: worked out once a version, for the `needs` channel and the player's
+        own channel alike."""
+        if player not in self._needs:
+            seats = seats_in_round(self.tournament.current_round, player)
+            seat = current_seat(seats, self.clock_rows())
+            at = None if seat is None else (seat["segment"], seat["table"])
+            self._needs[player] = needs_view(self.tournament, player, self.field_totals(), at)
+        return self._needs[player]
 
     def table_clocks(self) -> list[TableClock]:
         """Every table's clock of the current round at `now` (for 256 tables, the most of
@@ -502,7 +503,7 @@ class States:
             standing = row_of(report["standings"], player)
         view = player_round(state, player, standing)
         registered = tournament.players[player]
-        needed = self.needs(player, view.seats) if state is current else None
+        needed = self.needs(player) if state is current else None
         return {
             "player": player,
             "registered": True,
@@ -535,13 +536,18 @@ def player_round(
     return PlayerRound(
         round=state.number,
         standing=standing,
-        seats=[
-            {"segment": segment, "table": table, "seat": seat}
-            for segment, table, seat in state.seats_of(player)
-        ],
+        seats=seats_in_round(state, player),
         winning_hands=sorted(state.winning_values.get(player, ()), reverse=True),
         penalties=penalties_of(state, player),
     )
+
+
+def seats_in_round(state: RoundState, player: PlayerId) -> list[SeatInSegment]:
+    """Where the player sits in each segment of the round."""
+    return [
+        {"segment": segment, "table": table, "seat": seat}
+        for segment, table, seat in state.seats_of(player)
+    ]
 
 
 def current_seat(
