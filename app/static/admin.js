@@ -9,7 +9,7 @@
 import { LiveFeed, formatClock, pointsShown, secondsLeft } from "/static/live.js";
 import { prizeAmounts, runLimited } from "/static/admin/pure.js";
 import { CheckInDesk } from "/static/admin/checkin.js";
-import { formatTime, language, t, tn } from "/static/i18n.js";
+import { SPOKEN_HEADERS, formatTime, language, spoken, t, tn } from "/static/i18n.js";
 import { el } from "/static/dom.js";
 
 const TOKEN_KEY = "wsom.adminToken";
@@ -80,7 +80,7 @@ const failed = (what, problem) => t("{what}: {problem}", { what, problem });
  */
 async function request(path, { method = "GET", json, content, type, auth = true } = {}) {
   /** @type {Record<string, string>} */
-  const headers = {};
+  const headers = { ...SPOKEN_HEADERS };
   if (auth) headers.Authorization = `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`;
   let body;
   if (json !== undefined) {
@@ -92,7 +92,7 @@ async function request(path, { method = "GET", json, content, type, auth = true 
   }
   let response;
   try {
-    response = await fetch(path, { method, headers, body, cache: "no-store" });
+    response = await fetch(spoken(path), { method, headers, body, cache: "no-store" });
   } catch (error) {
     throw new Error(t("the server did not answer ({problem})", { problem: error.message }), {
       cause: error,

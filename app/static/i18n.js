@@ -103,3 +103,11 @@ if (page && asked) {
     link.href = url.href;
   });
 }
+
+// The page's requests carry its ?lang=, which outranks the kept choice on the server too.
+/** @param {string} path */
+export const spoken = (path) =>
+  !asked || /[?&]lang=/.test(path)
+    ? path
+    : `${path}${path.includes("?") ? "&" : "?"}lang=${encodeURIComponent(asked)}`;
+export const SPOKEN_HEADERS = Object.freeze({ "Accept-Language": language });

@@ -10,7 +10,7 @@
 // The scorer signs in with the admin token, kept in sessionStorage under the console's key
 // (this tab only; static/admin.js): a table token opens one table, a pile of sheets holds many.
 
-import { formatNumber, formatTime, namesFor, t, tn } from "/static/i18n.js";
+import { SPOKEN_HEADERS, formatNumber, formatTime, namesFor, spoken, t, tn } from "/static/i18n.js";
 import { el } from "/static/dom.js";
 import { COLUMNS, DRAW, FIELDS, SELF_DRAW, readRow, sameResult, sheetCode } from "/static/judge/sheet.js";
 import { SEAT_WORDS, handDeltas, signed } from "/static/judge/state.js";
@@ -46,11 +46,11 @@ function show(which) {
  */
 async function request(path, { method = "GET", json } = {}) {
   /** @type {Record<string, string>} */
-  const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY)}` };
+  const headers = { ...SPOKEN_HEADERS, Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY)}` };
   if (json !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
-    response = await fetch(path, {
+    response = await fetch(spoken(path), {
       method,
       headers,
       body: json === undefined ? undefined : JSON.stringify(json),

@@ -7,7 +7,7 @@
 // The chart is drawn by the server: when the player's total or hands change, the page
 // fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
 
-import { namesFor, t } from "/static/i18n.js";
+import { namesFor, spoken, t } from "/static/i18n.js";
 import { LiveFeed, pointsShown } from "/static/live.js";
 import { needsSentence } from "/static/needs.js";
 
@@ -545,7 +545,7 @@ function player() {
     clearTimeout(chartTimer);
     chartTimer = setTimeout(async () => {
       try {
-        const response = await fetch(`/p/${encodeURIComponent(pid)}/chart?t=${tid}`);
+        const response = await fetch(spoken(`/p/${encodeURIComponent(pid)}/chart?t=${tid}`));
         if (response.ok) document.getElementById("chart").innerHTML = await response.text();
       } catch {
         // offline: the feed reconnects and the next change fetches it again

@@ -6,11 +6,10 @@
 // Web Audio API (no sound file): a browser plays sound only after a tap, hence the button.
 
 import { LiveFeed, formatClock } from "../live.js";
-import { language, t, tn } from "../i18n.js";
+import { SPOKEN_HEADERS, spoken, t, tn } from "../i18n.js";
 import { reasonWords } from "./call.js";
 
 const TOKEN_KEY = "scoreboard-head-judge-token";
-const ASKED_LANGUAGE = new URLSearchParams(location.search).get("lang");
 const RESOLVED_SHOWN = 20;
 
 /** @param {string} id */
@@ -97,13 +96,12 @@ export class Desk {
    * @param {any} [body]
    */
   api(method, path, body) {
-    const where = ASKED_LANGUAGE ? `${path}?lang=${encodeURIComponent(ASKED_LANGUAGE)}` : path;
-    return fetch(where, {
+    return fetch(spoken(path), {
       method,
       cache: "no-store",
       headers: {
         Authorization: `Bearer ${this.token}`,
-        "Accept-Language": language,
+        ...SPOKEN_HEADERS,
         ...(body === undefined ? {} : { "Content-Type": "application/json" }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),

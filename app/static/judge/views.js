@@ -17,7 +17,7 @@
 // Names and other text from the server are only ever set with textContent.
 
 import { LiveFeed, formatClock } from "../live.js";
-import { formatNumber, language, t, tn } from "../i18n.js";
+import { SPOKEN_HEADERS, formatNumber, spoken, t, tn } from "../i18n.js";
 import { LIMITS, LIMIT_WORDS, RIICHI_BET, VALID_FU, basePoints, handLabel, ordinal } from "../ariari.js";
 import { Outbox, OutboxSync, RETRY_EVERY_MS, REQUEST_TIMEOUT_MS, isoTime } from "./outbox.js";
 import { CallButton } from "./call.js";
@@ -39,9 +39,6 @@ import {
 } from "./state.js";
 
 export const TOKEN_KEY = `${STORE}token`;
-// A tablet opened with ?lang= (its card's QR code may name the judge's language): the server's
-// answers, its refusals above all, in that language too, whatever the browser's is.
-const ASKED_LANGUAGE = new URLSearchParams(location.search).get("lang");
 
 // -- small helpers ---------------------------------------------------------------------------
 
@@ -265,17 +262,15 @@ export class Tablet extends TabletState {
   api(method, path, body, headers = {}) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
-    const where = ASKED_LANGUAGE
-      ? `${path}${path.includes("?") ? "&" : "?"}lang=${encodeURIComponent(ASKED_LANGUAGE)}`
-      : path;
-    return fetch(where, {
+    // A tablet opened with ?lang= (its card's QR code may name the judge's language): the
+    // server's refusals above all in that language too.
+    return fetch(spoken(path), {
       method,
       cache: "no-store",
       signal: controller.signal,
       headers: {
         Authorization: `Bearer ${this.token}`,
-        // The server's refusals in the page's language (the browser's may be another)
-        "Accept-Language": language,
+        ...SPOKEN_HEADERS,
         ...(body === undefined ? {} : { "Content-Type": "application/json" }),
         ...headers,
       },
