@@ -8,9 +8,12 @@ Each page, opened in Chromium in en, ja, zh-Hant, zh-Hans, ko and en-XA, must
 - in ja, zh-Hant, zh-Hans and ko, show its own words in the language's script, outside the
   data (names, ids) that `translate="no"` marks, with a title in that script too;
 - in the pseudo-locale, show no visible text that missed the catalogs;
-- carry the language switch with the language marked as current, except the overlays (which
-  take `?lang=` only) and the printed slips and sheets (fetched by the console with its token,
-  where a switch's link could not fetch them again).
+- carry the language switch with the language marked as current, except the printed slips
+  and sheets (fetched by the console with its token, where a switch's link could not fetch
+  them again).
+
+The TV overlays (which take `?lang=` only, with no switch) have their own sweep with their
+live frames, test_overlay_languages.py; the first test here holds it to every overlay route.
 
 The deeper tests of each audience (the tablet's Ari Ari game in Japanese, the hall's screen
 sizes, the overlays' live frames, axe-core on the spectators' pages) are in the other
@@ -29,6 +32,7 @@ from e2e_support import wait_for
 from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute
 from i18n_support import unmarked_text
+from test_overlay_languages import OVERLAYS
 
 from app.web import create_app
 
@@ -132,13 +136,6 @@ def sheets(hall: Any) -> list[Sheet]:
 
         return opened
 
-    def overlay(path: str) -> Sheet:
-        ready = "() => document.body.dataset.feed === 'live' && document.body.dataset.version"
-        route = "/overlay/{tournament_id}/" + path.split("?")[0].split("/")[0]
-        if "/" in path.split("?")[0]:
-            route += {"player": "/{player_id}", "table": "/{table}"}[path.split("/")[0]]
-        return Sheet(route, goto(f"/overlay/{tid}/{path}", ready), switch=False)
-
     return [
         Sheet("/", goto(f"/?t={tid}")),
         Sheet("/p/{player_id}", goto(f"/p/{player}?t={tid}")),
@@ -179,19 +176,17 @@ def sheets(hall: Any) -> list[Sheet]:
                 f"/scorer/{tid}?sheet=1-1-1", "() => document.querySelector('#rows tbody tr')"
             ),
         ),
-        overlay("top"),
-        overlay("cut"),
-        overlay("bubble"),
-        overlay("story"),
-        overlay(f"player/{player}"),
-        overlay("table/1"),
-        overlay("clock"),
     ]
 
 
 def test_the_sweep_holds_every_page_the_server_draws(sheets: list[Sheet]) -> None:
     swept = {sheet.route for sheet in sheets}
-    assert _html_routes() - swept == set(), "a page without its language test"
+    # The overlays have their own sweep, with the same checks and their live frames
+    # (test_overlay_languages.py: ja, zh-Hant, zh-Hans, ko, en-XA; test_overlay.py: en).
+    on_air = {path.split("?")[0].split("/")[0] for path in OVERLAYS.values()}
+    for route in _html_routes() - swept:
+        assert route.startswith("/overlay/{tournament_id}/"), f"{route}: no language test"
+        assert route.split("/")[3] in on_air, f"{route}: not in test_overlay_languages"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

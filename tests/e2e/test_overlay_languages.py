@@ -54,22 +54,27 @@ def _player(macau: Macau, country: str) -> tuple[str, str, str]:
     raise AssertionError(country)
 
 
+# Every overlay, at the address this sweep opens it ({player}: a Japanese player's id); the
+# sweep of every other page (test_every_page_in_every_language.py) leaves the overlays to it.
+OVERLAYS = {
+    "top": "top?n=8",
+    "cut": "cut",
+    "player": "player/{player}",
+    "table": "table/3",
+    "clock": "clock",
+    # issue 18: what the players either side of the line need (here, their half over:
+    # no hand left), four a side
+    "bubble": "bubble?n=4",
+    # issue 18: the story of the session, its first card (a minute a card: no turn
+    # between the two frames compared), and each part alone
+    "story": "story?seconds=60",
+    **{f"story-{part}": f"story?only={part}&seconds=60" for part in STORY_PARTS},
+}
+
+
 def _overlays(macau: Macau) -> dict[str, str]:
     player, _, _ = _player(macau, "JP")
-    return {
-        "top": "top?n=8",
-        "cut": "cut",
-        "player": f"player/{player}",
-        "table": "table/3",
-        "clock": "clock",
-        # issue 18: what the players either side of the line need (here, their half over:
-        # no hand left), four a side
-        "bubble": "bubble?n=4",
-        # issue 18: the story of the session, its first card (a minute a card: no turn
-        # between the two frames compared), and each part alone
-        "story": "story?seconds=60",
-        **{f"story-{part}": f"story?only={part}&seconds=60" for part in STORY_PARTS},
-    }
+    return {kind: path.format(player=player) for kind, path in OVERLAYS.items()}
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans", "ko", "en-XA"])
