@@ -5,7 +5,8 @@ JavaScript catalogs.
 composes in Python (a hand's result, an error's sentence) and the template around it agree:
 an explicit `?lang=` wins, then the choice kept on the device (the `lang` cookie the switch
 sets), then Accept-Language, then the tournament's default (a page that knows its tournament
-calls `i18n.default_to`), then the server's (SCOREBOARD_LANGUAGE).
+calls `i18n.default_to`), then the server's (SCOREBOARD_LANGUAGE). The TV overlays go by the
+`?lang=` of their address alone, then the tournament's and the server's default.
 """
 
 from __future__ import annotations
@@ -39,12 +40,16 @@ def speaking_reader(app: ASGIApp, default: str) -> ASGIApp:
         # Starlette's own reading of the query, the cookies and the headers, as a route
         # would see them (its cookie parser passes over another site's malformed cookies)
         asked = HTTPConnection(scope)
-        i18n.set_domain(i18n.path_domain(scope["path"]))
+        domain = i18n.path_domain(scope["path"])
+        i18n.set_domain(domain)
+        # The TV overlays take `?lang=` only (issue 17): the graphics PC's browser languages
+        # and a cookie from a page its operator once opened must not change what is on air.
+        on_air = domain == "overlay"
         i18n.set_choice(
             i18n.choose(
                 next(iter(asked.query_params.getlist("lang")), None),
-                asked.cookies.get(i18n.COOKIE),
-                asked.headers.get("accept-language"),
+                None if on_air else asked.cookies.get(i18n.COOKIE),
+                None if on_air else asked.headers.get("accept-language"),
                 default,
             )
         )

@@ -117,3 +117,30 @@ def test_another_sites_malformed_cookie_does_not_hide_the_choice(client: TestCli
     host) still keeps the reader's choice."""
     headers = {**BROWSER, "Cookie": 'tracker="unterminated; lang=ja; x=1'}
     assert lang_of(client.get("/", headers=headers).text) == "ja"
+
+
+def test_an_overlay_takes_its_language_from_the_address_only(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    """The TV crew's graphics PC has its own browser languages and may have a lang cookie from
+    a page its operator looked at: neither may change the captions on air. `?lang=` says
+    the language, else the tournament's, else English (issue 17)."""
+    tid = _imported(
+        client,
+        admin_headers,
+        '{"type": "tournament", "name": "Macau", "format": "wsom2008", "language": "zh-Hant"}',
+        '{"type": "player", "id": "P1", "name": "Ami Sato", "group": "A"}',
+    )
+    korean = {**BROWSER, "Accept-Language": "ko-KR,ko;q=0.9"}
+    client.cookies.set("lang", "ja")
+    for overlay in ("top", "cut", "clock", "player/P1"):
+        page = f"/overlay/{tid}/{overlay}"
+        assert lang_of(client.get(page, headers=korean).text) == "zh-Hant", overlay
+        assert lang_of(client.get(f"{page}?lang=ko", headers=korean).text) == "ko", overlay
+    client.cookies.clear()
+    plain = _imported(
+        client, admin_headers, '{"type": "tournament", "name": "Club", "format": "wsom2008"}'
+    )
+    assert lang_of(client.get(f"/overlay/{plain}/top", headers=korean).text) == "en"
+    # the pages around them still follow the reader
+    assert lang_of(client.get(f"/hall/{tid}", headers=korean).text) == "ko"
