@@ -2,8 +2,9 @@
 
 A spectator types "emile dubois" for "Émile Dubois" or "hayshi" for "Hayashi", and a name in
 Chinese characters as they read it: "やまだ" or "ヤマダ" for "山田 剛", "chen jia wei" (pinyin
-without tones) for "陳家偉" (issue 17). Names and queries are compared in a plain form (accents
-stripped, case folded, katakana as hiragana), token by token:
+without tones) for "陳家偉", or "陈家伟" in the other script (issue 17). Names and queries
+are compared in a plain form (accents stripped, case folded, katakana as hiragana), token by
+token:
 players whose name tokens start with the query's tokens come first, then the rest by how
 similar they are (difflib's ratio), and players that are not similar enough are left out.
 Pure functions: the caller hands in the players of one tournament.
@@ -139,16 +140,20 @@ def match(candidate: Candidate, query: str) -> Match | None:
     hits = 0
     scores = []
     for query_token in wanted:
-        prefix, score = _token_score(query_token, name_tokens)
+        # A name in Chinese characters typed in the other script (陈家伟 for 陳家偉, as a
+        # Macau hall types both): its pinyin is the same, and compared with the name's.
+        said = (query_token, *readings(query_token).pinyin)
+        prefix, score = max(_token_score(form, name_tokens) for form in said)
         hits += prefix
         scores.append(score)
     similarity = sum(scores) / len(scores)
     # A name typed without its space ("emiledubois", "山田剛") is compared as a whole too.
-    typed = "".join(wanted)
+    typed = ("".join(wanted), "".join(readings("".join(wanted)).pinyin))
     whole = max(
-        _ratio(typed, "".join(tokens(name)))
-        for name in (candidate.name, local, *read.whole)
-        if name
+        _ratio(form, "".join(tokens(name)))
+        for name in (candidate.name, local, *read.whole, *read.pinyin)
+        for form in typed
+        if name and form
     )
     similarity = max(similarity, whole)
     if hits == len(wanted) or similarity >= SIMILAR_ENOUGH:

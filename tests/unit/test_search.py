@@ -153,6 +153,35 @@ def test_a_name_in_chinese_characters_is_found_by_its_kana_or_its_pinyin(
     assert found and found[0].candidate.name == first
 
 
+LOCAL_BOTH_SCRIPTS = [
+    *LOCAL,
+    Candidate("P0104", "Li Xiaoming", "CN", "李晓明"),  # registered in Simplified characters
+    Candidate("P0105", "Wong Siu Ming", "HK", "黃小明"),  # and in Traditional
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        # issue 17: a Macau hall types both scripts; a name is found in the one it was not
+        # registered in
+        ("陈家伟", "Ka Wai Chan"),
+        ("陈", "Ka Wai Chan"),
+        ("李曉明", "Li Xiaoming"),
+        ("曉明", "Li Xiaoming"),
+        ("黄小明", "Wong Siu Ming"),
+        ("黄 小明", "Wong Siu Ming"),
+    ],
+)
+def test_a_chinese_name_is_found_in_the_other_script(query: str, first: str) -> None:
+    found = search(LOCAL_BOTH_SCRIPTS, query)
+    assert found and found[0].candidate.name == first
+
+
+def test_the_other_script_finds_no_one_the_name_does_not_sound_like() -> None:
+    assert search(LOCAL_BOTH_SCRIPTS, "张伟") == []
+
+
 def test_a_latin_name_has_no_readings_and_a_reading_finds_only_its_name() -> None:
     assert readings("Takeshi Yamada") == readings("")
     assert search(LOCAL, "たなか") == []
