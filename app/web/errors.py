@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Mapping
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -263,7 +264,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        return await answer(request, _http_error(error))
+        return await answer(request, _http_error(error, request.method))
 
     @app.exception_handler(TooManyRequests)
     async def too_many(_: Request, error: TooManyRequests) -> JSONResponse:
@@ -483,7 +484,13 @@ def _as_said(sentence: Say | None, english: str) -> str:
     return sentence if sentence is not None and sentence == english else english
 
 
-def _http_error(error: StarletteHTTPException) -> JSONResponse:
+# Starlette's own answers carry the bare HTTP phrase ("Not Found"), which no reader's language
+# has: said in ours instead (issue 17), for an address with no route and a method it lacks.
+ADDRESS_NOT_THERE = i18n.lazy("There is nothing at this address")
+METHOD_NOT_TAKEN = i18n.lazy("This address does not take a {method} request")
+
+
+def _http_error(error: StarletteHTTPException, method: str) -> JSONResponse:
     if error.status_code == 400:
         # FastAPI's own answer to a body it cannot decode (not UTF-8, say): the same
         # 422 as any other malformed body, so a tablet handles one case.
@@ -495,6 +502,11 @@ def _http_error(error: StarletteHTTPException) -> JSONResponse:
             field="body",
             rule="CONTRACT §3",
         )
-    response = problem(error.status_code, said(error.detail))
+    detail = said(error.detail)
+    if error.status_code == 404 and error.detail == HTTPStatus.NOT_FOUND.phrase:
+        detail = said(say(ADDRESS_NOT_THERE))
+    elif error.status_code == 405 and error.detail == HTTPStatus.METHOD_NOT_ALLOWED.phrase:
+        detail = said(say(METHOD_NOT_TAKEN, method=method[:16]))
+    response = problem(error.status_code, detail)
     response.headers.update(error.headers or {})
     return response

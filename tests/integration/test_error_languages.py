@@ -60,6 +60,21 @@ def test_an_error_page_speaks_the_readers_language(
     )
 
 
+def test_an_address_that_is_not_there_is_said_in_the_readers_language(client: TestClient) -> None:
+    """No route at all (a mistyped address): Starlette's bare "Not Found" was left in English
+    beneath the page's Japanese heading (a reviewer saw "見つかりません Not Found。")."""
+    page = client.get("/no-such-page?lang=ja", headers=BROWSER)
+    assert page.status_code == 404 and '<html lang="ja">' in page.text
+    assert "Not Found" not in page.text and "このアドレスには何もありません" in page.text
+    api_answer = client.get("/api/no-such-thing", headers={"Accept-Language": "ko"})
+    assert api_answer.status_code == 404
+    assert api_answer.json()["detail"] == "이 주소에는 아무것도 없습니다"
+    wrong_method = client.delete("/api/tournaments", headers={"Accept-Language": "zh-Hant"})
+    assert wrong_method.status_code == 405 and "Method Not Allowed" not in wrong_method.text
+    assert wrong_method.json()["detail"] == "此地址不接受 DELETE 請求"
+    assert client.get("/no-such-page").json()["detail"] == "There is nothing at this address"
+
+
 # -- the refusals a judge meets on the tablet, in Japanese and in Traditional Chinese ----------
 
 JAPANESE = "ja-JP,ja;q=0.9"

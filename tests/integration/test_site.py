@@ -34,7 +34,7 @@ def page_routes(tid: int) -> list[tuple[str, int, str]]:
         ("/hall/not-a-number", 422, "field 'tournament_id'"),
         (f"/overlay/{tid}/top?n=99", 422, "field 'n'"),
         (f"/overlay/{tid}/table/0", 422, "field 'table'"),
-        ("/no/such/page", 404, "Not Found"),
+        ("/no/such/page", 404, "There is nothing at this address"),
         ("/admin/99/slips/1", 401, "an admin token is needed"),
     ]
 
