@@ -26,7 +26,7 @@ from app.services.errors import NotFound
 from app.services.store import TournamentStore
 from app.web import languages
 from app.web.deps import SettingsDep, StoreDep, TournamentId, TournamentsDep
-from app.web.errors import PROBLEM_RESPONSES, said, violation_text
+from app.web.errors import PROBLEM_RESPONSES, said, told_to_a_player
 from app.web.fields import PlayerRef, StrictBody
 from app.web.guards import RateLimits, TooManyRequests, client_address
 from app.web.pages import render
@@ -212,7 +212,7 @@ async def check_in_form(
         try:
             _with_code(request, store, settings.check_in_key, tid, player_id, code)
         except RuleViolation as violation:
-            problem = violation_text(violation)
+            problem = told_to_a_player(violation)
             status = 422 if isinstance(violation, MalformedInput) else 409
         except TooManyRequests as refused:
             problem, status = said(refused.detail), 429

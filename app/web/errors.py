@@ -123,6 +123,12 @@ def violation_text(violation: RuleViolation) -> str:
     return framed(violation.field, violation.message, violation.rule)
 
 
+def told_to_a_player(violation: RuleViolation) -> str:
+    """A refusal on a player's own page: the sentence and the rule they can show the desk,
+    without the field's name, which is a program's word ("code"), not theirs."""
+    return _("{message} (rule {rule})").format(message=said(violation.message), rule=violation.rule)
+
+
 def error_text(error: Exception) -> str:
     """An error that carries one sentence (NotFound, Forbidden...), in the reader's language."""
     return said(error.args[0]) if error.args else str(error)

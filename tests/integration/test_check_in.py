@@ -300,7 +300,15 @@ def test_the_phone_page_checks_in_with_a_form(
     )
     assert wrong.status_code == 422
     assert 'id="check-in-error"' in wrong.text and "CI-1" in wrong.text
+    # said to a player: the sentence and its rule, not the program's name for the field
+    assert "field &#39;code&#39;" not in wrong.text and "field 'code'" not in wrong.text
     assert 'value="ABC-23"' in wrong.text  # the typo stays in its box
+    japanese = client.post(
+        f"/p/a4/check-in?t={tid}&lang=ja",
+        content=b"code=ABC-23",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert "項目" not in japanese.text and "（規則 CI-1）" in japanese.text
     right = client.post(
         f"/p/a4/check-in?t={tid}",
         content=f"code={_code(settings, tid, 'a4')}".encode(),
