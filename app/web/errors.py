@@ -31,6 +31,7 @@ from app.db import queries
 from app.db.engine import is_transient
 from app.domain.errors import HandRefused, IllegalMove, LogError, RuleViolation, Say, say
 from app.domain.tournament import RoundUnfinished, UnfinishedTable
+from app.i18n.korean import fit_particles
 from app.services.errors import (
     DatabaseBusy,
     Forbidden,
@@ -101,13 +102,15 @@ def said(message: object) -> str:
         for name, value in message.values.items()
     }
     try:
-        return (
+        text = (
             i18n.gettext(message.template).format(**values)
             if values
             else i18n.gettext(message.template)
         )
     except (KeyError, IndexError, ValueError):
         return str(message)  # a translation that lost a placeholder: English, never a 500
+    # "{player}은(는)" as the catalog has to write it, "a1은" once the value is known
+    return fit_particles(text) if values and i18n.current() == "ko" else text
 
 
 def framed(field: str, message: object, rule: str) -> str:

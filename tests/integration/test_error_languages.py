@@ -267,3 +267,20 @@ def test_a_hand_without_a_table_token_is_refused_in_the_judges_language(
     assert answers[JAPANESE].json()["detail"] == "卓トークンが必要です（Authorization: Bearer ...）"
     assert answers[CHINESE].json()["detail"] == "需要牌桌權杖（Authorization: Bearer ...）"
     assert snapshot(client, started.id) == before
+
+
+def test_a_korean_refusal_takes_the_particle_its_value_needs(
+    client: TestClient, admin_headers: dict[str, str]
+) -> None:
+    """The catalog writes "{player}은(는)" for any value; the reader gets the one form (rule-free
+    grammar, issue 17): "zz2는" (이, a vowel), "zz7은" (칠, a consonant)."""
+    started = start(client, admin_headers)
+    korean = {"Accept-Language": "ko"}
+    for player, particle in (("zz2", "는"), ("zz7", "은")):
+        answer = client.get(api(f"/{started.id}/players/{player}"), headers=korean)
+        assert answer.status_code == 404, answer.text
+        detail = answer.json()["detail"]
+        assert f"'{player}'{particle} " in detail and "(는)" not in detail, detail
+    # a value ending in a Latin letter keeps both forms: its reading is not written
+    latin = client.get(api(f"/{started.id}/players/zzx"), headers=korean).json()["detail"]
+    assert "'zzx'은(는)" in latin
