@@ -16,9 +16,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel
 
+from app import i18n
 from app.domain.tournament import Tournament
 from app.web import languages
 from app.web.deps import JudgeDep, StoreDep, refuse_head_judge_on_a_tablet
+from app.web.hall import name_language
 from app.web.pages import PACKAGE, render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(languages.tournament_default)])
@@ -28,8 +30,12 @@ SERVICE_WORKER = PACKAGE / "static" / "judge-sw.js"
 
 @router.get("/judge", response_class=HTMLResponse)
 def judge_tablet(request: Request) -> HTMLResponse:
-    """The tablet page; the token stays in the browser (localStorage), never in the HTML."""
-    return render(request, "judge.html")
+    """The tablet page; the token stays in the browser (localStorage), never in the HTML.
+
+    The page says whether its reader chose its language (`?lang=`, the kept choice, the
+    browser's): the token, and with it the tournament, is in the fragment the server never
+    sees, so the tablet itself turns to the tournament's language when nobody chose one."""
+    return render(request, "judge.html", language_chosen=i18n.current_choice().chosen)
 
 
 @router.get("/judge/sw.js")
@@ -55,6 +61,8 @@ class SegmentAtTable(BaseModel):
 class PlayerName(BaseModel):
     name: str
     country: str | None
+    local_name: str | None = None  # "山田 剛" beside "Takeshi Yamada" (issue 17)
+    local_lang: str | None = None  # the language local_name is written in, when known
 
 
 class GameRules(BaseModel):
@@ -72,6 +80,7 @@ class WhoAmI(BaseModel):
     tournament: int
     table: int
     tournament_name: str
+    language: str = "en"  # the tournament's own, for a tablet whose reader chose none
     round: int
     segment_kind: str
     hands_per_segment: int
@@ -111,7 +120,12 @@ def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
                 )
             )
         players = {
-            str(player): PlayerName(name=registered.name, country=registered.country)
+            str(player): PlayerName(
+                name=registered.name,
+                country=registered.country,
+                local_name=registered.local_name,
+                local_lang=name_language(registered.local_name, registered.country),
+            )
             for player, registered in tournament.players.items()
             if player in seated
         }
@@ -119,6 +133,7 @@ def whoami(judge: JudgeDep, store: StoreDep) -> WhoAmI:
             tournament=judge.tournament_id,
             table=judge.table,
             tournament_name=tournament.name,
+            language=tournament.language,
             round=state.number,
             segment_kind=fmt.segment_kind,
             hands_per_segment=fmt.hands_per_segment,

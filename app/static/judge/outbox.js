@@ -110,6 +110,7 @@ export class Outbox {
  * @property {string | null} [error] the server's refusal
  * @property {string | null} [rule]
  * @property {string | null} [field]
+ * @property {number | null} [code] the refusal's HTTP status: 409 a move forbidden, 422 malformed
  * @property {number} [refusedAt]
  * @property {string | null} [startsAtThen] the clock's start when it was refused
  * @property {boolean} [auto] a deal recorded as the entry of its hand began
@@ -279,6 +280,7 @@ export class OutboxSync {
       entry.error = answer?.detail ?? t("the server refused it (HTTP {status})", { status: response.status });
       entry.rule = answer?.rule ?? null;
       entry.field = answer?.field ?? null;
+      entry.code = response.status;
       entry.refusedAt = Date.now();
       entry.startsAtThen = this.hooks.startsAtOf?.(entry.body.segment) ?? null;
     } else {
@@ -314,6 +316,7 @@ export class OutboxSync {
     entry.error = null;
     entry.rule = null;
     entry.field = null;
+    entry.code = null;
     await this.store.put(entry);
     this.changed();
     this.flush();

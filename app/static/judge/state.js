@@ -6,7 +6,7 @@
 // tests/js/state.test.js runs it under Node.
 
 import { LIMIT_WORDS, RIICHI_BET, TWO_YAKU_COUNTERS, advance, playHand } from "../ariari.js";
-import { formatNumber, formatTime, t } from "../i18n.js";
+import { formatNumber, formatTime, language, namesFor, t } from "../i18n.js";
 
 export const STORE = "scoreboard.judge.";
 export const CLOCK_KEY = `${STORE}clock`;
@@ -65,6 +65,22 @@ const SEGMENT_WORDS = {
   segment: t("segment"),
 };
 export const DISCARD_SHARE_LIMIT = 25; // rule HS-2
+
+// A list of names as the page's language writes one: "A、B、C" in Japanese, "A、B和C" in
+// Chinese, "A, B, C" in English (the pseudo-locale's too), short as a tablet's line is.
+const LIST = new Intl.ListFormat(language === "en-XA" ? "en" : language, { type: "conjunction", style: "narrow" });
+export const listed = (items) => LIST.format(items.map(String));
+
+// The refusals the tablet explains, by the server's `rule` and `field` (app/web/errors.py's
+// problem JSON) and its HTTP status: never by its sentence, which is in the reader's language.
+// 409 is a move the tournament's state forbids; 422 a request the server cannot take as it is.
+const REFUSED_BY = {
+  closed: (e) => e.rule === "CL-3" && e.field === "segment",
+  // a hand that is in already, from this or another device (CONTRACT §3: corrections instead)
+  entered: (e) => e.endpoint === "hands" && e.rule === "CONTRACT §3" && e.field === "hand" && e.code !== 422,
+  // a hand of a timed segment without its deal (rule CL-3); 422 is a hand beyond the planned
+  dealless: (e) => e.endpoint === "hands" && e.rule === "CL-3" && e.field === "hand" && e.code !== 422,
+};
 
 // -- rules the tablet computes before sending (the server decides) ---------------------------
 
@@ -165,6 +181,11 @@ export function writeJson(key, value) {
   } catch {
     // A full or disabled storage only costs the offline reload, never a hand (IndexedDB).
   }
+}
+
+// A name or a rule as a regular expression matches it, letter for letter ("CONTRACT §3").
+export function escaped(text) {
+  return String(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 export function capitalised(text) {
@@ -405,8 +426,20 @@ export class TabletState {
     return index < 0 ? "?" : WIND[SEAT_NAMES[index]];
   }
 
+  // A player's name as the page's reader reads it first: in its owner's script for a
+  // reader of Japanese, Chinese or Korean (i18n.namesFor), as on the hall and the player page.
   nameOf(player) {
-    return this.who?.players?.[String(player)]?.name ?? String(player);
+    return this.namesOf(player)[0];
+  }
+
+  // The name first read, the other form (or null) and the language of the name in its
+  // owner's script, for its glyphs: [shown, other, lang of shown, lang of other].
+  namesOf(player) {
+    const known = this.who?.players?.[String(player)];
+    if (!known) return [String(player), null, null, null];
+    const [shown, other] = namesFor(known.name, known.local_name);
+    const local = known.local_name ? (known.local_lang ?? null) : null;
+    return shown === known.name ? [shown, other, null, local] : [shown, other, local, null];
   }
 
   // Entries not yet known to be in the server's state shown here.
@@ -532,7 +565,7 @@ export class TabletState {
       .map(([p, row]) => `${this.nameOf(p)} ${formatNumber(row.bets)}`);
     return t(". Riichi bets left on the table, {bets}: {shares} (rule AA-15)", {
       bets: formatNumber(end.bets),
-      shares: shares.join(", "),
+      shares: listed(shares),
     });
   }
 
@@ -574,7 +607,7 @@ export class TabletState {
       return t("{segment}: early start at {time}, all four agreeing", { segment, time });
     }
     if (entry.endpoint === "seats") {
-      const seats = body.seats.map((p, i) => `${WIND[SEAT_NAMES[i]]} ${this.nameOf(p)}`).join(", ");
+      const seats = listed(body.seats.map((p, i) => `${WIND[SEAT_NAMES[i]]} ${this.nameOf(p)}`));
       return t("{segment}: seats {seats}", { segment, seats });
     }
     if (entry.endpoint === "voids") return t("{where}: void ({reason})", { where, reason: body.reason });
@@ -594,7 +627,7 @@ export class TabletState {
     if (entry.endpoint === "corrections") {
       return t("{where}: correction to {what} ({reason})", { where, what, reason: body.reason });
     }
-    return `${where}: ${what}`;
+    return t("{where}: {what}", { where, what });
   }
 
   // An Ari Ari win as the players say it: "3 fan 30 fu", "mangan".
@@ -612,13 +645,15 @@ export class TabletState {
   }
 
   longResult(result) {
-    const names = (players) => (players ?? []).map((p) => this.nameOf(p)).join(", ");
+    const names = (players) => listed((players ?? []).map((p) => this.nameOf(p)));
     let what;
     if (result.kind === "ron") {
       const wins = result.wins.map((w) =>
         t("{name} {win}, {yaku} yaku", { name: this.nameOf(w.winner), win: this.winText(w), yaku: w.yaku }),
       );
-      what = t("Ron on {discarder}'s discard: {wins}", { discarder: this.nameOf(result.discarder), wins: wins.join("; ") });
+      // each win says its yaku after a comma: the wins are apart by more than one
+      const all = wins.reduce((earlier, win) => t("{wins}; {win}", { wins: earlier, win }));
+      what = t("Ron on {discarder}'s discard: {wins}", { discarder: this.nameOf(result.discarder), wins: all });
     } else if (result.kind === "tsumo") {
       what = t("Tsumo by {winner}: {win}, {yaku} yaku", {
         winner: this.nameOf(result.winner),
@@ -855,7 +890,7 @@ export class TabletState {
     const entry = this.entries.filter((e) => e.endpoint === "seats" && e.body.segment === segment && e.body.round === this.who.round).pop();
     if (!entry) return "";
     const seats = entry.body.seats;
-    const names = SEAT_NAMES.map((seat, i) => `${SEAT_WORDS[seat]} ${this.nameOf(seats[i])}`).join(", ");
+    const names = listed(SEAT_NAMES.map((seat, i) => `${SEAT_WORDS[seat]} ${this.nameOf(seats[i])}`));
     if (entry.status === "sent") return t("Seats recorded: {names}.", { names });
     if (entry.status === "refused") return t("Seats refused: {error}", { error: entry.error });
     return t("Seats kept on this tablet: {names}. They go to the server as soon as the network allows.", { names });
@@ -886,8 +921,7 @@ export class TabletState {
           { time: now },
         )
       : headJudge;
-    const closed = rule === "CL-3" && entry.field === "segment";
-    if (closed) {
+    if (REFUSED_BY.closed(entry)) {
       return {
         title:
           entry.endpoint === "deals"
@@ -940,7 +974,7 @@ export class TabletState {
       }
       return {
         title,
-        what: `${this.reason(entry)}.`,
+        what: this.reason(entry),
         next: dealNow
           ? t(
               "Call the head judge, or discard it. The time limit has not passed: “Record the deal now” records it at {time}, later than the tiles were really dealt, and the entries after it go on.",
@@ -955,24 +989,32 @@ export class TabletState {
       if (rule === "CL-6") return { title, what: t("{clock} (rule CL-6).", { clock }), next: headJudge };
       const startsAt = this.serverTable(body.segment)?.clock?.starts_at;
       const minutes = this.who?.early_start_minutes;
-      const what =
-        rule === "CL-2" && entry.field === "time" && startsAt && /at most/.test(entry.error ?? "")
-          ? t(
-              "The early start at {time} is more than {minutes} minutes before the scheduled start, {start} (rule CL-2).",
-              { time: clockText(body.time), minutes, start: clockText(startsAt) },
-            )
-          : `${this.reason(entry)}.`;
+      // rule CL-2 refuses an early start on its `time` for more than one reason (the table
+      // has started already, say): this one is the tablet's to see, by the times themselves.
+      const tooEarly =
+        rule === "CL-2" &&
+        entry.field === "time" &&
+        startsAt &&
+        Number.isFinite(minutes) &&
+        Date.parse(startsAt) - Date.parse(body.time) > minutes * 60000;
+      const what = tooEarly
+        ? t(
+            "The early start at {time} is more than {minutes} minutes before the scheduled start, {start} (rule CL-2).",
+            { time: clockText(body.time), minutes, start: clockText(startsAt) },
+          )
+        : this.reason(entry);
       return { title, what, next: t("Discard it and start on the schedule, or call the head judge.") };
     }
     if (entry.endpoint === "seats") {
       return {
         title: t("The seats were refused"),
-        what: `${this.reason(entry)}.`,
+        what: this.reason(entry),
         next: t("Discard them and record the seats again on the Seats tab, or call the head judge."),
       };
     }
     const title = t("Hand {hand} was refused", { hand });
-    if (entry.endpoint === "hands" && rule === "CL-3" && /no recorded deal/.test(entry.error ?? "")) {
+    // The server has no deal of the hand; one it has, but late, is for the head judge.
+    if (REFUSED_BY.dealless(entry) && !this.serverDeal(body.segment, hand)) {
       if (dealNow) {
         return {
           title,
@@ -995,7 +1037,7 @@ export class TabletState {
         ),
       };
     }
-    if (entry.endpoint === "hands" && /already entered/.test(entry.error ?? "")) {
+    if (REFUSED_BY.entered(entry)) {
       return {
         title,
         what: t("Hand {hand} is already entered at this table, from another tablet or device.", { hand }),
@@ -1006,7 +1048,7 @@ export class TabletState {
     }
     return {
       title,
-      what: `${this.reason(entry)}.`,
+      what: this.reason(entry),
       next: t(
         "Discard it and enter it again as it should be, or send it again once the cause is fixed (the head judge can help).",
       ),
@@ -1028,11 +1070,26 @@ export class TabletState {
     return this.serverDeal(segment, hand) === null;
   }
 
-  // The server's sentence, without the field prefix and the rule in brackets.
+  // The server's sentence as a sentence of the tablet's, its rule named once. The server
+  // frames its `detail` in the reader's language as "field 'F': ... (rule R)" says it in
+  // English: the frame goes by what it holds, the field's and the rule's own names, which
+  // no language translates; what is left is the server's sentence, in the page's language.
   reason(entry) {
-    const text = (entry.error ?? "").replace(/^field '[^']*': /, "").replace(/ \(rule [^)]*\)$/, "");
-    const sentence = text ? text[0].toUpperCase() + text.slice(1) : t("The server refused it");
-    return entry.rule ? t("{sentence} (rule {rule})", { sentence, rule: entry.rule }) : sentence;
+    let text = (entry.error ?? "").trim();
+    const { field, rule } = entry;
+    // up to the field's name in quotes and the colon after it: "項目「hand」: ", "field 'hand': ",
+    // and a hand's own before it ("hand 4: field 'result.wins': ")
+    const frame = field ? text.match(new RegExp(`^.{0,40}?${escaped(field)}['"’”」]\\s*[:：]\\s*`)) : null;
+    text = text.slice(frame?.[0].length ?? 0);
+    if (rule) {
+      // the last brackets, when they name the rule: "（規則 CL-3）", " (rule CL-3)"; with the
+      // close of the frame's own pseudo-locale brackets, when the frame opened them
+      const close = frame?.[0].startsWith("⟦") ? "·*⟧?" : "";
+      text = text.replace(new RegExp(`\\s*[(（][^()（）]*${escaped(rule)}[)）]${close}$`), "");
+    }
+    const sentence = capitalised(text) || t("The server refused it");
+    if (!rule) return sentence;
+    return text.includes(rule) ? sentence : t("{sentence} (rule {rule}).", { sentence, rule });
   }
 
   // A segment's name as the tournament calls it: "Half 1", "Quarter 3", "Game 1".

@@ -17,7 +17,7 @@
 // Names and other text from the server are only ever set with textContent.
 
 import { LiveFeed, formatClock } from "../live.js";
-import { SPOKEN_HEADERS, formatNumber, spoken, t, tn } from "../i18n.js";
+import { SPOKEN_HEADERS, formatNumber, language, spoken, t, tn } from "../i18n.js";
 import { LIMITS, LIMIT_WORDS, RIICHI_BET, VALID_FU, basePoints, handLabel, ordinal } from "../ariari.js";
 import { Outbox, OutboxSync, RETRY_EVERY_MS, REQUEST_TIMEOUT_MS, isoTime } from "./outbox.js";
 import { CallButton } from "./call.js";
@@ -233,6 +233,7 @@ export class Tablet extends TabletState {
   }
 
   showWho(who) {
+    if (this.speakTheTournamentsLanguage(who)) return;
     const first = this.who === null;
     this.who = who;
     if (first) {
@@ -257,6 +258,31 @@ export class Tablet extends TabletState {
       this.caller.start();
     }
     this.render();
+  }
+
+  // The page speaks the server's fallback language only when its reader chose none (no
+  // ?lang=, no kept choice, no browser language the pages speak: judge.html's data-language).
+  // The tournament, which would have been the next choice, is known only here, from the token
+  // in the fragment: the tablet turns to its language, once, by ?lang=, which the page's
+  // requests carry on and which the server takes as chosen (so the turn never comes again).
+  speakTheTournamentsLanguage(who) {
+    const url = new URL(location.href);
+    if ($("judge").dataset.language !== "fallback" || url.searchParams.has("lang")) return false;
+    if (!who.language || who.language === language) return false;
+    url.searchParams.set("lang", who.language);
+    location.replace(url.href);
+    return true;
+  }
+
+  // A player's name where it has room: the form its reader reads first (in its owner's
+  // script for a reader of Japanese, Chinese or Korean), the other beneath, each drawn in
+  // its own language's glyphs, as the hall and the player page show them.
+  nameParts(player) {
+    const [shown, other, shownLang, otherLang] = this.namesOf(player);
+    return [
+      el("span", { class: "name", translate: "no", lang: shownLang, text: shown }),
+      other ? el("span", { class: "other-name", translate: "no", lang: otherLang, text: other }) : null,
+    ];
   }
 
   api(method, path, body, headers = {}) {
@@ -572,7 +598,7 @@ export class Tablet extends TabletState {
               ? formatNumber(totals[String(player)] ?? 0)
               : signed(totals[String(player)] ?? 0),
           }),
-          el("span", { class: "name", translate: "no", text: this.nameOf(player) }),
+          ...this.nameParts(player),
           el("span", { class: "pid", translate: "no", text: String(player) }),
           end?.players[String(player)] ? this.aaResultLine(end.players[String(player)]) : null,
           String(player) === String(dealer) ? el("span", { class: "dealer-mark", text: t("deals") }) : null,
@@ -599,7 +625,7 @@ export class Tablet extends TabletState {
         {},
         el("th", { scope: "col", class: "num", text: "#" }),
         el("th", { scope: "col", text: t("Value") }),
-        ...players.map((p) => el("th", { scope: "col", class: "num", translate: "no", text: this.nameOf(p) })),
+        ...players.map((p) => el("th", { scope: "col", class: "num", translate: "no" }, ...this.nameParts(p))),
         el("th", { scope: "col", text: "" }),
       ),
     );
@@ -955,7 +981,7 @@ export class Tablet extends TabletState {
             scope: "row",
             text: this.isAriAri() ? this.windOf(segment, hand, player) : WIND[SEAT_NAMES[index]],
           }),
-          el("td", { translate: "no", text: this.nameOf(player) }),
+          el("td", { class: "who", translate: "no" }, ...this.nameParts(player)),
           el("td", {
             class: `num delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`,
             text: deltas ? this.deltaText(delta) : "–",
