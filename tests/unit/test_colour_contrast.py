@@ -36,6 +36,15 @@ CONTAINERS = {
         ".judge-status": ".judge-bar",
     },
 }
+# What the pages' scripts put inside a sheet's containers in base.css's classes, which base.css
+# colours for paper: the feed's state on a dark top bar, `status-<state>` (judge/views.js and
+# judge/desk.js on the judge's bar, admin.js on the console's). Each such colour is paired with
+# the container's ground, unless the sheet gives the class a colour of its own there. (Read
+# alone, base.css's #8a5200 passed on white while the tablet drew it on #111, at 2.95:1.)
+PLACED = {
+    "judge.css": {".judge-status": re.compile(r"\.status-[a-z-]+")},
+    "admin.css": {".bar": re.compile(r"\.status-[a-z-]+")},
+}
 # Large text (WCAG: 24 px, or 18.66 px bold, and up): 3:1 is enough. The hall's text is
 # large on every screen it is drawn for (its smallest row font is 31 px at 1080p).
 LARGE_TEXT_SHEETS = {"hall.css", "overlay.css"}
@@ -171,6 +180,29 @@ def pairs() -> list[Pair]:
                     assert ground is not None
                     behind = tuple(g for g in grounds if g) if own else ("#000", "#fff")
                     found.append((sheet.name, one, text, ground, behind))
+        found.extend(_placed(sheet.name, rules, variables, containers))
+    return found
+
+
+def _placed(
+    sheet: str,
+    rules: list[tuple[str, dict[str, str]]],
+    variables: dict[str, str],
+    containers: dict[str, str],
+) -> list[Pair]:
+    """base.css's colours where a sheet's page draws them inside its containers (PLACED)."""
+    found = []
+    own = {s.strip() for selector, _ in rules for s in selector.split(",")}
+    for container, classes in PLACED.get(sheet, {}).items():
+        for selector, declarations in _rules((STATIC / "base.css").read_text()):
+            text = _resolve(declarations.get("color", ""), variables)
+            for one in (s.strip() for s in selector.split(",")):
+                placed = f"{container} {one}"
+                if text is None or not classes.fullmatch(one) or placed in own:
+                    continue  # the sheet colours it there itself: read with its own rules
+                ground = _ancestor_ground(placed, rules, variables, containers)
+                assert ground is not None, f"{sheet} {placed}: no ground"
+                found.append((sheet, placed, text, ground, ("#000", "#fff")))
     return found
 
 
