@@ -179,6 +179,8 @@ function drawSheet() {
         deadline: formatTime(new Date(sheet.deadline)),
       })
     : "";
+  // said here, not inside the label's t() call, where the catalogs' extraction reads nothing
+  const fieldWords = { winner: t("Winner"), from: t("From"), value: t("Value"), dealt: t("Dealt at") };
   $("#rows tbody").replaceChildren(
     ...sheet.hands.map((hand, index) =>
       el(
@@ -205,7 +207,7 @@ function drawSheet() {
                   maxlength: field === "value" ? 4 : field === "dealt" ? 5 : 1,
                   "aria-label": t("hand {hand}: {field}", {
                     hand: hand.hand,
-                    field: { winner: t("Winner"), from: t("From"), value: t("Value"), dealt: t("Dealt at") }[field],
+                    field: fieldWords[field],
                   }),
                   dataset: { row: index, field },
                 }),

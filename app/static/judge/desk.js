@@ -304,11 +304,12 @@ export class Desk {
     }
     const names = new Map(call.seated.map((/** @type {any} */ s) => [String(s.player), s.name]));
     const crossed = (answer.cut_changes ?? []).map((/** @type {any} */ c) => names.get(String(c.player)) ?? String(c.player));
+    const comma = t(", "); // not inside the sentence's t() call, where the extraction reads nothing
     $("desk-done").textContent = crossed.length
       ? t("Penalty {points} for {name}, against this call; it moved {players} across the cut line.", {
           points,
           name: seated.name,
-          players: crossed.join(t(", ")),
+          players: crossed.join(comma),
         })
       : t("Penalty {points} for {name}, against this call; no one crossed the cut line.", { points, name: seated.name });
     $("desk-problem").textContent = "";
