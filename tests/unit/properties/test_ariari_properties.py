@@ -113,8 +113,12 @@ def test_uma_and_results_sum_to_zero(game: tuple[AriAriRules, Any, Game]) -> Non
     assert sum(s.uma for s in played.standings) == 0
     assert sum(s.bets for s in played.standings) == played.bets
     assert sum(s.result for s in played.standings) == 0
+    # rule AA-15: tied first places split the bets in whole points, the whole remainder to the
+    # one nearest the starting East (standings are in seat order: East first). Not one point
+    # each as the uma's remainder goes (AA-21): 2,000 among three is 668, 666, 666.
     first = [s for s in played.standings if s.place == 1]
-    assert all(s.bets in (played.bets // len(first), -(-played.bets // len(first))) for s in first)
+    share, left = divmod(played.bets, len(first))
+    assert [s.bets for s in first] == [share + left] + [share] * (len(first) - 1)
     settlements = played.settlements().values()
     for player, result in played.results().items():
         assert sum(dict(s.deltas)[player] for s in settlements) == result
