@@ -4,11 +4,14 @@
 
 Round 1 of a generated 1,024-player WSOM 2008 log, with the first PLAYED_BEFORE hands of
 every table (bench/fanout.py), and the channels a full hall follows: the standings, the
-clocks, every table (the judges' tablets) and 1,000 players (spectators' phones). For
+clocks, what the players at the cut line need (issue 18: the hall's cut page and the TV
+bubble), every table (the judges' tablets) and 1,000 players (spectators' phones). For
 hands played one at a time, it times, per hand:
 - the channels' states (app/read/views.States), as a flush computes them, with the
   standings rows made for the state before reused (LiveStandings.earlier) and without;
-- the changes from the states before and their encoding, once per changed channel.
+- the changes from the states before and their encoding, once per changed channel;
+- the needs channel alone, from a fresh view (what it adds to a flush: each player's needs
+  are worked out once a version, and the player channels reuse them).
 It also prints how many channels a hand changes and the bytes of their changes.
 The event loop of `scoreboard serve` does this work once per update (at most ten a second).
 """
@@ -40,6 +43,7 @@ def main() -> None:
     channels = [
         "standings",
         "clocks",
+        "needs",
         *(f"table:{table}" for table in round_one.tables),
         *(f"player:{player}" for player in players),
     ]
@@ -56,10 +60,13 @@ def main() -> None:
 
     poster = Poster(round_one, {}, PLAYED_BEFORE)
     held = states(True)
-    computed, afresh, diffed, changed, sizes = [], [], [], [], []
+    computed, afresh, diffed, changed, sizes, needs = [], [], [], [], [], []
     for number in range(HANDS):
         hand = poster.next_timed()
         apply_line(tournament, json.dumps({"type": "hand", **hand, "id": f"hall-{number}"}))
+        started = time.perf_counter()
+        States(tournament, now, None).live("needs")
+        needs.append(time.perf_counter() - started)
         started = time.perf_counter()
         states(False)
         afresh.append(time.perf_counter() - started)
@@ -85,12 +92,13 @@ def main() -> None:
 
     print(
         f"{PLAYERS} players, {PLAYED_BEFORE} hands played at every table; {len(channels)} "
-        f"channels followed (standings, clocks, {len(round_one.tables)} tables, "
+        f"channels followed (standings, clocks, needs, {len(round_one.tables)} tables, "
         f"{len(players)} players); {HANDS} hands, one update each"
     )
     print(f"  channel states, standings rows reused: {ms(computed)}")
     print(f"  channel states, every row made afresh: {ms(afresh)}")
     print(f"  changes and their encoding:            {ms(diffed)}")
+    print(f"  the needs channel alone, a fresh view: {ms(needs)}")
     print(
         f"  channels changed by a hand: median {statistics.median(changed):.0f}, "
         f"{statistics.median(sizes) / 1000:.1f} KB of changes (each encoded once for all "

@@ -263,33 +263,40 @@ def settle(
         return _settle_points(result, seats, min_value=min_value, max_value=max_value, field=field)
     check_seated(result.winner, seats, f"{field}.winner")
     _check_value(result.value, min_value, max_value, f"{field}.value")
-    value = result.value
-    if isinstance(result, SelfDraw):
-        # rule HS-2: on a self-draw each of the three others pays v
-        payments = {p: value for p in seats if p != result.winner}
-    else:
+    discarder = None
+    if isinstance(result, Discard):
         check_seated(result.discarder, seats, f"{field}.discarder")
         if result.discarder == result.winner:
             raise MalformedInput(
                 "HS-1", f"{field}.discarder", say("the winner cannot discard to themselves")
             )
-        if value <= DISCARD_SHARE_LIMIT:
-            # rule HS-2: on a discard worth 25 or less, each of the three others pays v
-            payments = {p: value for p in seats if p != result.winner}
-        else:
-            # rule HS-2: above 25, the two who did not discard pay 25 and the discarder 3v - 50
-            payments = {
-                p: (
-                    3 * value - 2 * DISCARD_SHARE_LIMIT
-                    if p == result.discarder
-                    else DISCARD_SHARE_LIMIT
-                )
-                for p in seats
-                if p != result.winner
-            }
-    # rule HS-2: the winner always collects 3v, which is what the others paid
-    deltas = tuple((p, 3 * value if p == result.winner else -payments[p]) for p in seats)
-    return Settlement(deltas, result.winner, value)  # rule HS-4: v counts for the tie-break
+        discarder = result.discarder
+    deltas = wsom_deltas(seats, result.winner, discarder, result.value)
+    return Settlement(deltas, result.winner, result.value)  # rule HS-4: v counts for the tie-break
+
+
+def wsom_deltas(
+    seats: Sequence[PlayerId], winner: PlayerId, discarder: PlayerId | None, value: int
+) -> tuple[tuple[PlayerId, int], ...]:
+    """Rule HS-2's point changes for a win already checked against its table and bounds
+    (settle() checks; what a player needs asks it some forty times a player, unchecked)."""
+    if discarder is None or value <= DISCARD_SHARE_LIMIT:
+        # rule HS-2: on a self-draw, or a discard worth 25 or less, each of the three others
+        # pays v
+        return tuple((p, 3 * value if p == winner else -value) for p in seats)
+    # rule HS-2: above 25, the two who did not discard pay 25 and the discarder 3v - 50; the
+    # winner always collects 3v, which is what the others paid
+    return tuple(
+        (
+            p,
+            3 * value
+            if p == winner
+            else -(3 * value - 2 * DISCARD_SHARE_LIMIT)
+            if p == discarder
+            else -DISCARD_SHARE_LIMIT,
+        )
+        for p in seats
+    )
 
 
 def _settle_points(
