@@ -54,6 +54,10 @@ const TABLE_NUMBER_MIN = 0.06; // the number's font, of the screen's short side
 const NUMBER_OF_CELL = { full: 0.6, compact: 0.72 }; // hall.css: .t-num, of its cell's height
 const DIGIT_EM = 0.72; // the width of a bold digit, generously
 const NAMES_RETRY_MS = 30000;
+const MINUS = "\u2212"; // a negative figure's sign on the screen (the feeds keep ASCII's "-")
+// The side of the cut line a distance is on, in a shape as well as a colour (README, Access);
+// a narrow no-break space keeps the shape with its figure.
+const SIDE = { above: "\u25b2\u202f", below: "\u25bc\u202f" };
 
 const el = {
   rows: document.getElementById("rows"),
@@ -256,10 +260,11 @@ function clockTime(ms) {
 }
 
 // A score as the hall shows it. WSOM: the server's 2 decimals (rule SC-5). Ari Ari: points,
-// whole (rounded down like SC-5) and with thousands separators, from the exact value.
+// whole (rounded down like SC-5) and with thousands separators, from the exact value. A
+// negative one with a true minus sign, as the story page, the overlays and the phones write it.
 function figure(exactValue, shownValue) {
-  if (!ARIARI || exactValue === null || exactValue === undefined) return shownValue;
-  return pointsShown(exactValue);
+  const text = !ARIARI || exactValue === null || exactValue === undefined ? shownValue : pointsShown(exactValue);
+  return typeof text === "string" ? text.replace(/^-/, MINUS) : text;
 }
 
 const totalOf = (row) => figure(row.total, row.shown);
@@ -430,7 +435,7 @@ function sizerRow(rows, needs) {
     node("span", "col-name"),
     node("span", "col-country", longest(rows.map((row) => names.get(row.id)?.country ?? ""))),
     node("span", "col-total num", longest(rows.map(totalOf))),
-    node("span", "col-distance num", `+${longest(rows.map((row) => distanceOf(row) ?? ""))}`),
+    node("span", "col-distance num", `${SIDE.above}+${longest(rows.map((row) => distanceOf(row) ?? ""))}`),
   );
   if (needs) sizer.append(node("span", "col-needs", longest([...needs.values()])));
   return sizer;
@@ -464,10 +469,11 @@ function standingRow(row, shared, tie, needs) {
   const total = node("span", "col-total num", totalOf(row));
   const distance = node("span", "col-distance num");
   if (row.distance_shown !== null && row.distance_shown !== undefined) {
-    // above: the margin over the first player below; below: what is missing to the line
+    // above: the margin over the first player below; below: what is missing to the line.
+    // ▲ and ▼ say the side without the colour, at 0 too (two players level at the line).
     const shown = distanceOf(row);
-    const sign = /^[0.,]+$/.test(shown) ? "" : row.above_cut ? "+" : "−";
-    distance.textContent = `${sign}${shown}`;
+    const sign = /^[0.,]+$/.test(shown) ? "" : row.above_cut ? "+" : MINUS;
+    distance.textContent = `${row.above_cut ? SIDE.above : SIDE.below}${sign}${shown}`;
     distance.classList.add(row.above_cut ? "above" : "below");
   }
   line.append(arrow, rank, name, country, total, distance);

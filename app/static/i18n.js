@@ -86,7 +86,8 @@ export function formatNumber(value, options) {
  * @param {Intl.DateTimeFormatOptions} [options]
  */
 export function formatTime(when, options = { hour: "2-digit", minute: "2-digit" }) {
-  return new Intl.DateTimeFormat(formatting, options).format(when);
+  // a hall's clocks: 24 hours
+  return new Intl.DateTimeFormat(formatting, { hourCycle: "h23", ...options }).format(when);
 }
 
 // A page opened with ?lang= (a QR code, a shared link) keeps that language as the reader

@@ -71,7 +71,8 @@ export function start(tournament, followed, ariari) {
         label.textContent = name;
         const total = document.createElement("span");
         total.className = "total";
-        total.textContent = ariari ? pointsShown(row.total) : row.shown;
+        // a true minus sign, as the rest of the phone's pages write a negative total
+        total.textContent = ariari ? pointsShown(row.total, { minus: "\u2212" }) : row.shown.replace("-", "\u2212");
         item.append(place, label, total);
         return item;
       }),

@@ -1,11 +1,9 @@
 // @ts-check
 // The spectator's phone: find players, follow them (a list kept on this phone, no account),
 // and watch one player's table, total, rank and distance to the cut live.
-//
-// Data: the pages come rendered; after that only the live feed's messages arrive (the
-// `player:ID` channel for figures, the player's `table:N` for the hands at their table).
-// The chart is drawn by the server: when the player's total or hands change, the page
-// fetches the new SVG once. Nothing polls. Names are only ever set with textContent.
+// The pages come rendered; then only the feed's messages arrive (`player:ID` for figures,
+// `table:N` for the hands at their table). The chart is the server's SVG, fetched again
+// when the total or hands change. Nothing polls. Names are only set with textContent.
 
 import { namesFor, spoken, t } from "/static/i18n.js";
 import { LiveFeed, pointsShown } from "/static/live.js";
@@ -17,7 +15,7 @@ if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/spectator-sw.js", { scope: "/" }).catch(() => {});
 }
 
-// -- the followed list, in localStorage ---------------------------------------------------
+// -- the followed list, in localStorage
 
 export function loadFollowed() {
   try {
@@ -116,7 +114,7 @@ function standingNews(name, standing, ariari) {
   });
 }
 
-// -- small helpers ------------------------------------------------------------------------
+// -- small helpers
 
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -136,14 +134,14 @@ function showStatus(status) {
     { live: t("● live"), stale: t("stale"), offline: t("offline") }[status] ?? t("connecting");
 }
 
-// An Ari Ari event's figures (rule AA-17): whole points with thousands separators
-// (live.js pointsShown); the 2 decimals of SC-5 otherwise.
+// Ari Ari figures (rule AA-17): whole points with thousands separators (live.js
+// pointsShown); SC-5's 2 decimals otherwise. A true minus sign, as the server's.
 function points(exactValue, signed = false) {
-  return pointsShown(exactValue, { signed });
+  return pointsShown(exactValue, { signed, minus: "−" });
 }
 
 function totalText(standing, ariari) {
-  return ariari ? points(standing.total) : standing.shown;
+  return ariari ? points(standing.total) : standing.shown.replace("-", "−");
 }
 
 // Mirrors the player page's template (spectator_player.html).
@@ -184,7 +182,7 @@ function unsubscribe(feed, channel) {
   }
 }
 
-// -- the home page: search and the followed players ---------------------------------------
+// -- the home page: search and the followed players
 
 function home() {
   const tid = Number(document.getElementById("page").dataset.tournament) || null;
@@ -220,6 +218,7 @@ function home() {
         onStatus: showStatus,
       });
       feeds.set(tournament, feed);
+      showStatus("connecting"); // the page's first feed
       feed.connect();
     }
     return feeds.get(tournament);
@@ -336,7 +335,7 @@ function home() {
   renderFollowed();
 }
 
-// -- a player's page ----------------------------------------------------------------------
+// -- a player's page
 
 function player() {
   const data = JSON.parse(document.getElementById("page-data").textContent);
@@ -491,7 +490,8 @@ function player() {
     const parts = [ordinals[row.place] ?? String(row.place)];
     if (row.bets) parts.push(t("bets {points}", { points: points(row.bets, true) }));
     parts.push(t("uma {points}", { points: points(row.uma, true) }));
-    return ` \u00b7 ${t("game end: {parts}", { parts: parts.join(t(", ")) })}`;
+    const comma = t(", "); // not in the t() below: extraction misses it there
+    return ` \u00b7 ${t("game end: {parts}", { parts: parts.join(comma) })}`;
   }
 
   function resultText(hand, game) {
@@ -529,7 +529,7 @@ function player() {
         el("td", { textContent: resultText(hand, game) }),
         el("td", {
           className: `num ${sign}`,
-          textContent: data.ariari ? points(delta, true) : delta > 0 ? `+${delta}` : String(delta),
+          textContent: data.ariari ? points(delta, true) : delta > 0 ? `+${delta}` : String(delta).replace("-", "−"),
         }),
       );
     });

@@ -15,6 +15,7 @@ import csv
 import io
 from collections.abc import Mapping
 from datetime import datetime
+from fractions import Fraction
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -608,6 +609,7 @@ def _result_row(
     figures are shown whole with thousands separators (rule AA-17), not with SC-5's decimals."""
     registered = players[ranked["player"]]
     above = standing["above_cut"]
+    figure = points_shown if points else shown
     return {
         "list": kind,
         "round": round_number,
@@ -625,6 +627,11 @@ def _result_row(
         "distance_shown": distance_shown(standing, points=points) or "",
         "prize": ranked.get("prize", ""),
         "prize_shown": ranked.get("prize_shown", ""),
+        # the page's alone (results.html), not the CSV's columns: the name in its owner's
+        # script, and the carry-in and play as the total is shown (SC-5, or points: AA-17)
+        "local_name": registered.local_name,
+        "carry_in_shown": figure(Fraction(standing["carry_in"])),
+        "play_shown": figure(Fraction(standing["play"])),
     }
 
 
@@ -636,7 +643,9 @@ def results_csv(
     round) (RESULT_COLUMNS)."""
     results = _results(store, tournament_id, round_number)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(
+        out, fieldnames=RESULT_COLUMNS, lineterminator="\n", extrasaction="ignore"
+    )
     writer.writeheader()
     writer.writerows(results["final_ranking"])
     writer.writerows(results["standings"])

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
-from babel.dates import format_datetime
+from babel.dates import format_date, format_time
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
@@ -40,13 +40,14 @@ def _environment() -> jinja2.Environment:
 
 
 def _moment(value: str | datetime) -> str:
-    """A moment as the reader's language writes a date and time ("2026年12月4日 9:00:00"),
-    in UTC as the server keeps time (rule CL-6), saying so."""
+    """A moment as the reader's language writes a date, and the time on a 24-hour clock as
+    the hall's clocks read ("2026年12月4日 17:00:00"), in UTC as the server keeps time (rule
+    CL-6), saying so."""
     when = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else value
-    return (
-        format_datetime(when, format="medium", tzinfo=UTC, locale=i18n.babel_locale(i18n.current()))
-        + " UTC"
-    )
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    locale = i18n.babel_locale(i18n.current())
+    day = format_date(when, format="medium", locale=locale)
+    return f"{day} {format_time(when, 'HH:mm:ss', tzinfo=UTC, locale=locale)} UTC"
 
 
 def switch_links(request: Request) -> list[dict[str, Any]]:

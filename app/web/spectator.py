@@ -41,6 +41,7 @@ from app.services.search import Candidate, search
 from app.services.store import Listed, TournamentStore
 from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TournamentsDep
+from app.web.overlay import MINUS, on_screen
 from app.web.pages import PACKAGE, render, templates
 
 _ = i18n.gettext
@@ -199,8 +200,10 @@ def game_end_text(game: Game | None, player: PlayerId) -> str:
         return ""
     parts = [_ordinal(standing.place)]
     if standing.bets:
-        parts.append(_("bets {points}").format(points=points_shown(standing.bets, signed=True)))
-    parts.append(_("uma {points}").format(points=points_shown(standing.uma, signed=True)))
+        bets = points_shown(standing.bets, minus=MINUS, signed=True)
+        parts.append(_("bets {points}").format(points=bets))
+    uma = points_shown(standing.uma, minus=MINUS, signed=True)
+    parts.append(_("uma {points}").format(points=uma))
     return " \u00b7 " + _("game end: {parts}").format(parts=_(", ").join(parts))
 
 
@@ -364,7 +367,7 @@ def build_chart(
     def y(value: Fraction | float) -> float:
         return round(chart.top + plot_height * (high - float(value)) / (high - low), 1)
 
-    chart.y_ticks = [(y(v), f"{v:,}") for v in range(int(low), int(high) + 1, step)]
+    chart.y_ticks = [(y(v), on_screen(f"{v:,}")) for v in range(int(low), int(high) + 1, step)]
     chart.zero = y(0) if low < 0 < high else None
     offset = 0
     previous: tuple[float, float] | None = None
@@ -433,8 +436,9 @@ class PlayerPage:
     ariari: bool = False  # scores in whole points (rule AA-17), no planned hands (AA-23)
 
     def total_of(self, standing: StandingRowData) -> str:
-        """The total as the page shows it (feeds.total_shown): 2 decimals, or Ari Ari points."""
-        return feeds.total_shown(standing, points=self.ariari)
+        """The total as the page shows it (feeds.total_shown): 2 decimals, or Ari Ari points,
+        a negative one with a true minus sign (as spectator.js draws it)."""
+        return on_screen(feeds.total_shown(standing, points=self.ariari))
 
     def distance_of(self, standing: StandingRowData) -> str:
         return feeds.distance_shown(standing, points=self.ariari) or ""
@@ -446,8 +450,8 @@ class PlayerPage:
 
     def delta_of(self, delta: int) -> str:
         if self.ariari:
-            return points_shown(delta, signed=True)
-        return f"{delta:+d}" if delta else "0"
+            return points_shown(delta, minus=MINUS, signed=True)
+        return on_screen(f"{delta:+d}") if delta else "0"
 
     def data(self) -> dict[str, Any]:
         """What spectator.js needs to carry on live (passed as JSON, escaped by tojson)."""
@@ -479,8 +483,10 @@ def _current(blocks: list[SegmentBlock]) -> SegmentBlock | None:
 
 
 def _figure(tournament: Tournament) -> Callable[[Fraction], str]:
-    """How the chart names a total: 2 decimals (SC-5), or Ari Ari points (AA-17)."""
-    return points_shown if feeds.is_ariari(tournament) else shown
+    """How the chart names a total: 2 decimals (SC-5), or Ari Ari points (AA-17), with a
+    true minus sign."""
+    figure = points_shown if feeds.is_ariari(tournament) else shown
+    return lambda total: on_screen(figure(total))
 
 
 def _cut_total(states: States) -> Fraction | None:

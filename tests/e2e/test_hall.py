@@ -185,7 +185,7 @@ def test_a_correction_moves_the_player_across_the_cut_line(page: Any, hall: Any,
     east, low, west, north = judges.seats[2]
     # A low player: they dealt into a 10-point hand (everyone but the winner pays 10).
     judges.enter(2, {"kind": "discard", "winner": east, "discarder": low, "value": 10})
-    wait_for_row(page, low, "-10.00", "below")
+    wait_for_row(page, low, "\u221210.00", "below")  # a true minus sign
 
     # A big self-draw lifts them over the line...
     big = judges.enter(2, {"kind": "self_draw", "winner": low, "value": 100})
@@ -195,7 +195,7 @@ def test_a_correction_moves_the_player_across_the_cut_line(page: Any, hall: Any,
 
     # ...and the judge corrects it to a draw: back under the band, with the rank falling.
     judges.correct(2, big, {"kind": "draw"}, reason="entered on the wrong table's tablet")
-    wait_for_row(page, low, "-10.00", "below")
+    wait_for_row(page, low, "\u221210.00", "below")  # a true minus sign
     assert arrow.text_content() == "▼"
     row = page.locator(f"#rows [data-player='{low}']")
     assert row.get_attribute("class") is not None and "below" in row.get_attribute("class")
@@ -508,8 +508,10 @@ def test_an_ariari_event_shows_points_and_no_groups_or_planned_hands(
     expected = [
         [
             row["player"],
-            ariari_points(row["total"]),
-            ("+" if row["above_cut"] else "−") + ariari_points(row["distance"]),
+            ariari_points(row["total"]).replace("-", "\u2212"),  # a true minus sign
+            # the side of the line in a shape as well as a colour
+            ("\u25b2\u202f+" if row["above_cut"] else "\u25bc\u202f\u2212")
+            + ariari_points(row["distance"]),
         ]
         for row in standings
     ]

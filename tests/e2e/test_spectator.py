@@ -83,6 +83,11 @@ def judges(hall: Any) -> Iterator[Judges]:
     judges.client.close()
 
 
+def on_screen(shown: str) -> str:
+    """A total as the pages show it: the API's figure, with a true minus sign."""
+    return shown.replace("-", "\u2212")
+
+
 def weigh(page: Any) -> dict[str, int]:
     """Bytes of every response the page gets from now on (the feed's frames aside)."""
     weights: dict[str, int] = {}
@@ -124,7 +129,7 @@ def test_a_followed_player_is_still_listed_after_a_reload(phone: Any, hall: Any)
     standing = httpx.get(
         f"{hall.base_url}/api/tournaments/{hall.tournament_id}/players/P0045"
     ).json()["rounds"][0]
-    assert row.locator(".total").text_content() == standing["shown"]
+    assert row.locator(".total").text_content() == on_screen(standing["shown"])
     assert row.locator(".rank").text_content() == f"#{standing['rank']}"
     stored = json.loads(phone.evaluate("() => localStorage.getItem('wsom.followed')"))
     assert stored == [{"t": hall.tournament_id, "id": "P0045", "name": "Émile Chow 45"}]
@@ -147,7 +152,7 @@ def test_the_player_page_shows_the_seat_and_follows_hands_live(
     before = phone.text_content("#total")
 
     judges.post(first_hand)
-    shown = judges.player("P0045")["rounds"][0]["shown"]
+    shown = on_screen(judges.player("P0045")["rounds"][0]["shown"])
     assert shown != before
     wait_for(phone, f"() => document.getElementById('total').textContent === '{shown}'")
     row = phone.locator("table.hands[data-segment='1'] tbody tr").first
@@ -172,7 +177,8 @@ def test_the_player_page_shows_the_seat_and_follows_hands_live(
     assert phone.text_content("#where-table") == f"Table {seats[1]['table']}"
     assert phone.locator("table.hands[data-segment='1'] tbody tr").count() == 8
     final = judges.player("P0045")["rounds"][0]
-    wait_for(phone, f"() => document.getElementById('total').textContent === '{final['shown']}'")
+    shown = on_screen(final["shown"])
+    wait_for(phone, f"() => document.getElementById('total').textContent === '{shown}'")
     assert phone.text_content("#rank") == str(final["rank"])
 
 
@@ -197,7 +203,7 @@ def test_the_day_so_far_replays_the_standings_at_a_moment(
     leaders = [row for row in api["rounds"][0]["standings"] if row["position"] <= 8]
     rows = phone.locator("#moment-rows li")
     expect(rows.first).to_have_attribute("data-player", str(leaders[0]["player"]))
-    assert rows.locator(".total").first.text_content() == leaders[0]["shown"]
+    assert rows.locator(".total").first.text_content() == on_screen(leaders[0]["shown"])
     expect(phone.locator("#moment-rows li.mine")).to_have_attribute("data-player", "P0045")
     phone.locator("#replay").scroll_into_view_if_needed()
     screenshot(phone, "replay", tmp_path)

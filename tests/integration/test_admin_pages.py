@@ -563,9 +563,13 @@ def test_every_console_screen_of_a_whole_ari_ari_event_answers(
     for row in results:
         assert "." not in row["total_shown"] and "." not in row["distance_shown"], row
     assert any("," in row["total_shown"] for row in results)
-    # the sheet's cells are the CSV's rows (prize money keeps its decimals, rule PR-2)
+    # the sheet's cells are the CSV's rows (prize money keeps its decimals, rule PR-2), a
+    # negative one with a true minus sign on the sheet (the CSV keeps ASCII's "-")
+    on_sheet = [row["total_shown"].replace("-", "\u2212") for row in results]
     assert all(
-        f">{row['total_shown']}<" in page.text for row in results if row["list"] == "standings"
+        f">{shown}<" in page.text
+        for shown, row in zip(on_sheet, results, strict=True)
+        if row["list"] == "standings"
     )
     for round_number in (1, 2):
         sheet = client.get(f"/admin/{tournament_id}/results?round={round_number}").text
