@@ -149,7 +149,12 @@ def test_a_whole_timed_half_played_offline_lands_once_in_order_and_nothing_is_re
     device.set_offline(True)
     # Offline from the start: the seats drawn at the table, and an early start (rule CL-2).
     page.tap('#tabs [data-tab="seats"]')
+    # A proposal is a shuffle (rule SE-5): one in 24 is the drawn seating itself, which the
+    # server answers as recorded already, with no line; the test wants a new one.
+    seated = page.evaluate("() => judgeTablet.seatsOf(judgeTablet.segment()).map(String)")
     page.tap("#seats-propose")
+    while page.evaluate("() => judgeTablet.drawSeats.seats.map(String)") == seated:
+        page.tap("#seats-propose")
     page.tap("#seats-record")
     wait_for(page, "() => judgeTablet.entries.length === 1")
     drawn = page.evaluate("() => judgeTablet.entries[0].body.seats.map(String)")
@@ -342,7 +347,12 @@ def test_seats_drawn_offline_give_the_second_cycle_its_dealers_by_rule_se6(
     page = open_tablet_unscheduled(device, event, table)
     device.set_offline(True)
     page.tap('#tabs [data-tab="seats"]')
+    # A proposal is a shuffle (rule SE-5): one in 24 is the drawn seating itself, which the
+    # server answers as recorded already, with no line; the test wants a new one.
+    seated = page.evaluate("() => judgeTablet.seatsOf(judgeTablet.segment()).map(String)")
     page.tap("#seats-propose")
+    while page.evaluate("() => judgeTablet.drawSeats.seats.map(String)") == seated:
+        page.tap("#seats-propose")
     page.tap("#seats-record")
     wait_for(page, "() => judgeTablet.entries.length === 1")
     east, south, west, north = page.evaluate("() => judgeTablet.entries[0].body.seats.map(String)")

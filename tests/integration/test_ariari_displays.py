@@ -125,6 +125,6 @@ def test_the_player_page_shows_points_and_games(client: TestClient, tied: Setup)
     # the hand that ended the game says what the end added to it (AA-15, AA-16, AA-27)
     assert "Aiko Mori chombo · game end: 1st, bets +668, uma +3,334" in page
     last = client.get(f"/p/p1?t={tied.tid}").text
-    assert "Chombo · game end: 4th, uma -10,000" in last
+    assert "Chombo · game end: 4th, uma \u221210,000" in last  # a true minus sign on a page
     chart = client.get(f"/p/p2/chart?t={tied.tid}").text
     assert "R1: 12,002 so far" in chart and ".00" not in chart
