@@ -7,11 +7,30 @@ import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.load import hand_headers
+from bench.load import Server, free_port, hand_headers
+
+
+@dataclass(frozen=True)
+class Site:
+    """A running server on an empty SQLite database of its own, where a module's tests
+    import the events they need."""
+
+    base_url: str
+    database_url: str
+    folder: Path
+
+
+@contextmanager
+def empty_site(folder: Path) -> Iterator[Site]:
+    url = f"sqlite:///{folder / 'scoreboard.db'}"
+    with Server(url, free_port(), folder / "server.log") as server:
+        yield Site(server.base_url, url, folder)
 
 
 def open_overlay(page: Any, server: Any, path: str) -> None:

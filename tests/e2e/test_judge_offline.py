@@ -14,15 +14,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from e2e_support import fill_hand, wait_for
+from e2e_support import Site, empty_site, fill_hand, wait_for
 
 from app.settings import DEVELOPMENT_ADMIN_TOKEN
-from bench.load import RoundOne, Server, free_port, import_log, issue_tokens
+from bench.load import RoundOne, import_log, issue_tokens
 
 pytestmark = pytest.mark.slow
 
@@ -56,19 +55,10 @@ class Event:
         return [line for line in lines if all(line.get(k) == v for k, v in match.items())]
 
 
-@dataclass(frozen=True)
-class Site:
-    base_url: str
-    database_url: str
-    folder: Path
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    folder = tmp_path_factory.mktemp("offline")
-    url = f"sqlite:///{folder / 'scoreboard.db'}"
-    with Server(url, free_port(), folder / "server.log") as server:
-        yield Site(server.base_url, url, folder)
+    with empty_site(tmp_path_factory.mktemp("offline")) as running:
+        yield running
 
 
 @pytest.fixture

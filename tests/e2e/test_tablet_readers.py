@@ -28,12 +28,12 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import wait_for
+from e2e_support import Site, empty_site, wait_for
 from i18n_support import axe_violations, overflowing, small_targets, unmarked_text
 
 from app import i18n
 from app.settings import DEVELOPMENT_ADMIN_TOKEN
-from bench.load import RoundOne, Server, free_port, import_log, issue_tokens
+from bench.load import RoundOne, import_log, issue_tokens
 
 pytestmark = pytest.mark.slow
 
@@ -80,19 +80,10 @@ class Event:
         return min(table for table, named in self.groups.items() if named == group)
 
 
-@dataclass(frozen=True)
-class Site:
-    base_url: str
-    database_url: str
-    folder: Path
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    folder = tmp_path_factory.mktemp("tablet-readers")
-    url = f"sqlite:///{folder / 'scoreboard.db'}"
-    with Server(url, free_port(), folder / "server.log") as server:
-        yield Site(server.base_url, url, folder)
+    with empty_site(tmp_path_factory.mktemp("tablet-readers")) as running:
+        yield running
 
 
 def _event(site: Site, lines: list[dict[str, Any]]) -> Event:
