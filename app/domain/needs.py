@@ -75,17 +75,10 @@ class FieldTotals:
         self.scaled = {player: int(total * self.unit) for player, total in totals.items()}
         self.ordered = sorted(self.scaled.values())
 
-    def over_after(
-        self, moved: Mapping[PlayerId, Fraction], player: PlayerId, advance: int
-    ) -> bool:
-        """over_the_line() once the players in `moved` (one table) have their new totals."""
-        deltas = {seated: total - self.totals[seated] for seated, total in moved.items()}
-        return self.over_after_paying(deltas, player, advance)
-
     def over_after_paying(
         self, deltas: Mapping[PlayerId, Fraction | int], player: PlayerId, advance: int
     ) -> bool:
-        """over_after() with the table's point changes rather than its new totals."""
+        """over_the_line() once the players in `deltas` (one table) are paid those points."""
         moved: dict[PlayerId, int] = {}
         unit = self.unit
         for seated, delta in deltas.items():

@@ -21,8 +21,18 @@ _PARTICLE = re.compile(r"(이\(가\)|을\(를\)|은\(는\)|과\(와\)|\(으\)로
 _SILENT = "'\"’”)]}」』>》〉 "
 # the last digit as Korean reads a number: 영 일 이 삼 사 오 육 칠 팔 구 (10 십, 100 백,
 # 1000 천 end in a consonant too, as 영 does)
-_DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "2": "", "3": "ㅁ", "4": "", "5": "", "6": "ㄱ"}
-_DIGIT_FINAL |= {"7": "ㄹ", "8": "ㄹ", "9": ""}
+_DIGIT_FINAL = {
+    "0": "ㅇ",
+    "1": "ㄹ",
+    "2": "",
+    "3": "ㅁ",
+    "4": "",
+    "5": "",
+    "6": "ㄱ",
+    "7": "ㄹ",
+    "8": "ㄹ",
+    "9": "",
+}
 _RIEUL = 8  # ㄹ's index among a syllable's final consonants
 
 
