@@ -104,8 +104,8 @@ def sheets(hall: Any) -> list[Sheet]:
 
     def goto(path: str, ready: str | None = None) -> Callable[[Any, str], None]:
         def opened(page: Any, lang: str) -> None:
-            separator = "&" if "?" in path.split("#")[0] else "?"
             address, _, fragment = path.partition("#")
+            separator = "&" if "?" in address else "?"
             page.goto(
                 f"{base}{address}{separator}lang={lang}" + (f"#{fragment}" if fragment else "")
             )
