@@ -47,7 +47,8 @@ def serve(
         raise typer.Exit(code=2)
     as_json = settings.log_format == "json"
     if as_json:
-        configure_logging(as_json=True)  # this process's lines (a supervisor's, with workers)
+        # this process's lines (a supervisor's, with workers), its secrets masked
+        configure_logging(as_json=True, settings=settings)
 
     def say(line: str) -> None:
         # a log collector reads JSON lines only; a person, these as they are
@@ -113,7 +114,7 @@ def serving_app() -> FastAPI:
     """The app as `scoreboard serve` runs it, in each of its processes."""
     _settle_garbage_collector()
     if get_settings().log_format == "json":
-        configure_logging(as_json=True)  # in each worker process too
+        configure_logging(as_json=True, settings=get_settings())  # in each worker too
     return create_app()
 
 

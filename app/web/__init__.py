@@ -254,8 +254,8 @@ async def _send_revalidated(scope: Scope, start: Message, body: bytes, send: Sen
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application; nothing is opened or connected until its lifespan starts."""
     app_settings = settings if settings is not None else get_settings()
-    # An old judge's card's /judge?token=... must not leave the token in the access log.
-    redact_tokens_in_server_logs()
+    # No token in the access log, however spelt, nor any secret these settings hold (issue 32).
+    redact_tokens_in_server_logs(app_settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[AppState]:
