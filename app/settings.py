@@ -207,6 +207,12 @@ class Settings(BaseSettings):
     # is well under 2 KiB; a log, a CSV or a JSON list of players may be megabytes.
     body_limit_bytes: int = Field(default=16 * 1024, ge=1024)
     import_body_limit_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    # Seconds a connection has to send a request's whole head (its line and headers), from
+    # when it opens or its request begins: a socket that sent half a request and then
+    # nothing held an open file for ever, and enough of them left none for anyone else
+    # (issue 32; app/web/live_protocol.py, HttpProtocol). A phone on the hall's Wi-Fi sends
+    # a head, a kilobyte or two, in well under a second.
+    header_timeout: float = Field(default=10.0, ge=1, le=300)
     # Rate limits (the `limits` library's notation, "100/minute"), answered 429 with
     # Retry-After; in memory for one process, in Redis (SCOREBOARD_REDIS_URL) for several.
     # Failed authentication (a wrong or missing token), per address and per wrong token:

@@ -1,5 +1,6 @@
 """`scoreboard serve`: the one command that loads the web app (uvicorn imports it)."""
 
+import contextlib
 import gc
 import logging
 from pathlib import Path
@@ -10,7 +11,7 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from app.db.engine import migrate
-from app.settings import DEVELOPMENT_ADMIN_TOKEN, get_settings
+from app.settings import DEVELOPMENT_ADMIN_TOKEN, Settings, get_settings
 
 # The whole web app is loaded with this module, in each worker process too (uvicorn imports
 # serving_app from here), before serving_app's _settle_garbage_collector freezes it.
@@ -57,6 +58,9 @@ def serve(
         else:
             typer.echo(f"scoreboard: {line}", err=True)
 
+    low = raise_open_files_limit(settings)  # before anything opens a socket
+    if low is not None:
+        say(low)
     bound_host = host if host is not None else settings.host
     bound_port = port if port is not None else settings.port
     # Where the tablets and phones can open it: the address the QR codes should carry.
@@ -135,3 +139,45 @@ def _settle_garbage_collector() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_GENERATION, middle, old)
+
+
+# Open files a hall's server wants at least: one per phone, screen and tablet connected (a
+# hall of 1,024 players brings about 1,500), each request under way and each database
+# connection, with room to spare; and room for everyone else beside the connections one
+# address may hold (SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS, raised for a hall behind NAT).
+OPEN_FILES_WANTED = 4096
+OPEN_FILES_BESIDE_ONE_ADDRESS = 1024
+# What the limit comes to where the hard limit is "unlimited" (macOS refuses that as a soft
+# limit)
+OPEN_FILES_UNLIMITED = 65536
+
+
+def raise_open_files_limit(settings: Settings) -> str | None:
+    """Raise this process's open-files limit to its hard limit (worker processes inherit it),
+    and say so when even that is low for a hall: None when it is not.
+
+    Every connection is an open file. At the soft limit many systems start with, 1,024, the
+    hall's phones alone could reach it, and so did a client that held 1,100 sockets with
+    half a request each: every new request failed (issue 32). Only the administrator can
+    raise the hard limit."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no limit of this kind to raise
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    ceiling = OPEN_FILES_UNLIMITED if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < ceiling:
+        with contextlib.suppress(ValueError, OSError):  # kept as it is: said below if low
+            resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    per_address = settings.ws_connections_per_address
+    wanted = max(OPEN_FILES_WANTED, per_address + OPEN_FILES_BESIDE_ONE_ADDRESS)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return None
+    return (
+        f"open files: at most {soft:,} at once (the hard limit, which only the administrator "
+        f"raises), one for each phone, screen and tablet connected and each request under way; "
+        f"one address alone may hold {per_address:,} live feed connections "
+        f"(SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS) and a hall wants {wanted:,} or more. Raise "
+        "the hard limit: ulimit -Hn, LimitNOFILE= (systemd), --ulimit nofile= (Docker)"
+    )

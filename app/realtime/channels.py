@@ -31,18 +31,36 @@ MAX_PLAYER_ID = 200  # characters of a player id in a channel name
 MAX_CHANNEL_NAME = len("player:") + MAX_PLAYER_ID
 
 
+# stats: the story of the session; calls: the judges' calls (issue 18); checkin: who has
+# checked in for the round (issue 18, part 4)
+WHOLE = {*KEYED, "stats", "calls", "checkin"}  # the channels that take no argument
+
+
 def valid_channel(channel: str) -> bool:
+    """Whether `channel` is a channel's name, in the one spelling it has: `standings` and the
+    other channels without an argument with no colon, `table:N` with N as the server writes
+    a number (no leading zero, no sign), `player:ID` with the id as the log writes it.
+
+    The feed keeps a state per name and computes each at every update: every other spelling
+    of a channel (`table:01`, `table:001`, `standings:`) was one more of them, for as long
+    as it lingered after its client (issue 32). Such a name is refused, never folded into
+    the channel's: the client would get frames under a name it did not ask for, and a
+    client ignores those (CONTRACT §3). A player id is not folded either, in case or in
+    Unicode normalization form: ids are the log's, compared as they are, and a spelling no
+    player has is refused as a player the tournament does not have (views.in_tournament)."""
     if len(channel) > MAX_CHANNEL_NAME:
         return False
+    if channel in WHOLE:
+        return True
     kind, _, argument = channel.partition(":")
-    # stats: the story of the session; calls: the judges' calls (issue 18)
-    if kind in KEYED or kind in ("stats", "calls"):
-        return not argument
-    if kind == "checkin":  # who has checked in for the round (issue 18, part 4)
-        return not argument
     if kind == "table":
         # ASCII digits only, and few of them: int() of thousands of digits is slow or refused
-        return argument.isascii() and argument.isdigit() and 0 < int(argument) < 2**31
+        return (
+            argument.isascii()
+            and argument.isdigit()
+            and not argument.startswith("0")
+            and int(argument) < 2**31
+        )
     return kind == "player" and bool(argument) and len(argument) <= MAX_PLAYER_ID
 
 

@@ -13,10 +13,12 @@ What one client may ask (issue 14; docs/contract.md §4, "The live feed's limits
 SCOREBOARD_WS_CHANNELS_PER_CONNECTION channels followed in all, messages of at most
 SCOREBOARD_WS_MESSAGE_BYTES, at most SCOREBOARD_WS_MESSAGES_PER_SECOND messages a second (a
 token bucket of SCOREBOARD_WS_MESSAGE_BURST), and SCOREBOARD_WS_CONNECTIONS_PER_ADDRESS
-connections at once from one address. A request the feed refuses but can read (channels
-over the limit, a message that is not JSON it can read) is answered with an `error` frame and
-the connection stays; a client over a limit on what it sends is closed (CLOSE_CODES). A close
-reason never repeats what the client sent, and always fits a close frame (123 bytes).
+connections at once from one address. A channel has one name (`table:1`, never `table:01`:
+app/realtime/channels.py, valid_channel); any other is refused. A request the feed refuses
+but can read (channels over the limit, a name that is no channel's, a message that is not
+JSON it can read) is answered with an `error` frame and the connection stays; a client over
+a limit on what it sends is closed (CLOSE_CODES). A close reason never repeats what the
+client sent, and always fits a close frame (123 bytes).
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ CLOSE_CODES = {
     GONE: "the tournament does not exist",
 }
 MAX_CLOSE_REASON = 123  # bytes: what a close frame holds after its code (RFC 6455 5.5)
+# What a channel's name is, each written one way only (channels.valid_channel)
+CHANNEL_NAMES = (
+    "a channel's name (standings, clocks, table:N without a leading 0, player:ID, "
+    f"at most {MAX_CHANNEL_NAME} characters)"
+)
 
 
 def reason(text: str) -> str:
@@ -139,12 +146,7 @@ async def _serve(
         return
     if not all(valid_channel(name) for name in wanted):
         # Never the name itself: the client wrote it, and it may not even fit the frame.
-        await _close(
-            websocket,
-            BAD_REQUEST,
-            "channels: one is not a channel of the feed "
-            f"(standings, clocks, table:N, player:ID, at most {MAX_CHANNEL_NAME} characters)",
-        )
+        await _close(websocket, BAD_REQUEST, f"channels: one is not {CHANNEL_NAMES}")
         return
     feed = hub.feeds.get(tournament_id)
     if feed is not None and feed.subscribers and feed.version >= 0:
@@ -235,6 +237,17 @@ async def _serve(
                 chosen = {
                     str(name): _version(held) for name, held in names.items() if valid_channel(name)
                 }
+                if len(chosen) < len(names):
+                    # A client that wrote `table:01` (a channel apart from `table:1` before
+                    # issue 32) hears that nothing comes under that name, rather than wait.
+                    connection.offer(
+                        None,
+                        _error(
+                            "channels",
+                            f"not followed: not {CHANNEL_NAMES}",
+                            refused=[name for name in names if name not in chosen],
+                        ),
+                    )
                 room = limit - len(connection.channels)
                 new = [name for name in chosen if name not in connection.channels]
                 if len(new) > room:
@@ -254,7 +267,12 @@ async def _serve(
                 if chosen:
                     _absent(connection, await feed.subscribe(connection, chosen))
             elif kind == "unsubscribe" and isinstance(names, list):
-                feed.unsubscribe(connection, [name for name in names if isinstance(name, str)])
+                # Only what it follows: leaving a channel it never joined would count as its
+                # last client leaving, and keep the channel for another linger.
+                feed.unsubscribe(
+                    connection,
+                    [n for n in names if isinstance(n, str) and n in connection.channels],
+                )
                 feed.connections.add(connection)
             elif kind == "resync" and isinstance(names, list):
                 connection.resync.update(

@@ -47,6 +47,7 @@ from websockets.http11 import Request
 from websockets.protocol import State
 
 from app.realtime.queues import SmallEvent, SmallQueue
+from app.settings import Settings
 from app.web.guards import RateLimits, raw_answer
 
 DIRECT_WRITE = "scoreboard.websocket.direct_write"
@@ -139,8 +140,20 @@ class LiveFeedProtocol(WebSocketsSansIOProtocol):
             scope.get("extensions", {}).pop(DIRECT_WRITE, None)
 
 
+# SCOREBOARD_HEADER_TIMEOUT's default, for an app whose state holds no settings
+HEADER_TIMEOUT: float = Settings.model_fields["header_timeout"].default
+
+
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP protocol (httptools), which `scoreboard serve` runs, with two changes.
+    """uvicorn's HTTP protocol (httptools), which `scoreboard serve` runs, with three changes.
+
+    A head in time. A connection has SCOREBOARD_HEADER_TIMEOUT seconds to send the whole
+    head of each request, from when it opens or the request begins, or it is closed. uvicorn
+    times only the wait between requests (`timeout_keep_alive`, armed after an answer): a
+    socket that sent nothing, or half a request line or half its headers and then nothing,
+    held its open file for as long as the client liked, and 1,100 of them left a server
+    limited to 1,024 none for any new request (issue 32). One timer a connection, armed when
+    a head is awaited and cancelled once it is complete.
 
     A guess refused at once. A request with a token it does not know, from an address over
     its failed sign-ins (app/web/guards.py, `refuse_guessers`), is answered 429 here, as soon
@@ -157,8 +170,39 @@ class HttpProtocol(HttpToolsProtocol):
     this breaks it then."""
 
     refusing = False  # the request being read was answered 429 at once: its body is dropped
+    head_timer: asyncio.TimerHandle | None = None  # armed while a request's head is awaited
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self.head_timer is None:  # the next request on a connection kept alive
+            self._await_head()
+
+    def _await_head(self) -> None:
+        settings: Settings | None = self.app_state.get("settings")
+        timeout = HEADER_TIMEOUT if settings is None else settings.header_timeout
+        self.head_timer = self.loop.call_later(timeout, self._head_too_late)
+
+    def _head_arrived(self) -> None:
+        # Cancelled, the timer lets go of this protocol at once (no reference cycle left).
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    def _head_too_late(self) -> None:
+        self.head_timer = None
+        if self.cycle is not None and not self.cycle.response_complete:
+            # A pipelined request's head, unread while the answer before it is made (uvicorn
+            # stops reading meanwhile): the wait is the server's, not the client's.
+            self._await_head()
+        elif not self.transport.is_closing():
+            self.transport.close()
 
     def on_headers_complete(self) -> None:
+        self._head_arrived()
         answer = self._guess_refused()
         if answer is None:
             super().on_headers_complete()
@@ -201,6 +245,10 @@ class HttpProtocol(HttpToolsProtocol):
     def handle_websocket_upgrade(self) -> None:
         super().handle_websocket_upgrade()
         self.parser = None  # type: ignore[assignment]  # the connection is the websocket's now
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._head_arrived()
+        super().connection_lost(exc)
 
 
 def _trusted_proxies(allowed: str | list[str]) -> Any:
