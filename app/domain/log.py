@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -26,13 +25,9 @@ from app.domain.rulesets import HandResult, parse_result, result_to_log
 from app.domain.text import check_nesting, check_tree
 
 # Fields any line may carry: who entered it and when (written by the server, issue 4).
-# They never change what the line means, so replay ignores them.
+# They never change what the line means, so replay ignores them; `at` is a time all the
+# same, bounded as every time of a line coming in is (issue 32, `written_at`).
 METADATA_FIELDS = frozenset({"at", "by"})
-
-# Set while parse_event reads a line back from the database: the bounds that came in with
-# issue 14 (the years of a time) hold a line coming in, never one already stored, so a
-# tournament stored before them stays readable.
-_READING_STORED: ContextVar[bool] = ContextVar("_READING_STORED", default=False)
 
 
 @dataclass(frozen=True)
@@ -255,8 +250,19 @@ Event = (
 class _Fields:
     """Reads the fields of one line, naming the field and rule in every complaint."""
 
-    def __init__(self, raw: Mapping[str, Any], kind: str, required: set[str], optional: set[str]):
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        kind: str,
+        required: set[str],
+        optional: set[str],
+        *,
+        stored: bool = False,
+    ):
         self.raw = raw
+        # a line read back from the database: the bounds on times that came in with issue
+        # 14 hold a line coming in, never one already stored (see parse_event)
+        self.stored = stored
         missing = required - set(raw)
         if missing:
             raise MalformedInput(
@@ -312,7 +318,7 @@ class _Fields:
         return value
 
     def time(self, key: str, rule: str) -> datetime:
-        return parse_time(self.raw[key], key, rule)
+        return parse_time(self.raw[key], key, rule, stored=self.stored)
 
     def where(self) -> tuple[int, int, int]:
         """The (round, segment, table) every table event names."""
@@ -403,8 +409,9 @@ def _check_in(f: _Fields) -> CheckedIn:
         raise MalformedInput(
             "CI-2", "how", say('must be "slip" or "desk", got {how}', how=repr(how))
         )
-    at = f.time("at", "CONTRACT §1") if "at" in f.raw else None
-    return CheckedIn(f.positive("round"), f.player("player"), how, at)
+    return CheckedIn(
+        f.positive("round"), f.player("player"), how, written_at(f.raw, stored=f.stored)
+    )
 
 
 def _prizes(f: _Fields) -> PrizesSet:
@@ -564,9 +571,13 @@ def _round_end(f: _Fields) -> RoundEnded:
     )
 
 
-def parse_time(raw: object, field: str, rule: str) -> datetime:
+def parse_time(raw: object, field: str, rule: str, *, stored: bool = False) -> datetime:
     """An ISO 8601 instant with its offset ("2026-11-29T09:00:00Z"), as UTC. A time without
-    an offset is refused: a hall, a server and a log reader may sit in different zones."""
+    an offset is refused: a hall, a server and a log reader may sit in different zones.
+
+    Every time of a line (a schedule's start, a deal's `time`, `sent`, `at`) and every time
+    a request names is held here to the years of bounds.MIN_YEAR to bounds.MAX_YEAR (rule
+    FM-8's schedule, issue 14); a `stored` line's time is read as it is."""
     if not isinstance(raw, str):
         raise MalformedInput(
             rule,
@@ -592,7 +603,7 @@ def parse_time(raw: object, field: str, rule: str) -> datetime:
     # year 1 or 9999 with an offset overflows before it is even in UTC, and later every
     # deadline computed from it (the feeds answered 500): such a time is a typing error. A
     # line read back from the database is read as it is (see parse_event).
-    if not _READING_STORED.get() and not bounds.MIN_YEAR <= value.year <= bounds.MAX_YEAR:
+    if not stored and not bounds.MIN_YEAR <= value.year <= bounds.MAX_YEAR:
         raise MalformedInput(
             rule,
             field,
@@ -611,6 +622,15 @@ def parse_time(raw: object, field: str, rule: str) -> datetime:
         raise MalformedInput(
             rule, field, say("{raw} is outside the calendar in UTC", raw=repr(raw))
         ) from error
+
+
+def written_at(raw: Mapping[str, Any], *, stored: bool = False) -> datetime | None:
+    """When the server wrote a line, by its own clock (rule CL-6): the `at` it stamps on
+    every line (issue 4), or None for a line without one (a log another program wrote). A
+    time as any other of the line: in the schedule's years unless `stored` (parse_time)."""
+    if "at" not in raw:
+        return None
+    return parse_time(raw["at"], "at", "CL-6", stored=stored)
 
 
 def format_time(value: datetime) -> str:
@@ -719,7 +739,8 @@ def parse_event(raw: object, *, stored: bool = False) -> Event:
     """One decoded JSON object of the log as an event; raises MalformedInput.
 
     A line coming in (a request, an import, a log to replay) is held to the text and
-    nesting bounds (app/domain/text.py); a `stored` line was held to them when it came in,
+    nesting bounds (app/domain/text.py) and every time it carries, its `at` included, to
+    the years of a schedule (parse_time); a `stored` line was held to them when it came in,
     or came in before they existed, and is read as it is: a tournament in the database
     never becomes unreadable."""
     if not isinstance(raw, dict):
@@ -738,11 +759,12 @@ def parse_event(raw: object, *, stored: bool = False) -> Event:
             ),
         )
     required, optional, build = _LINE_TYPES[kind]
-    reading = _READING_STORED.set(stored)
-    try:
-        return build(_Fields(raw, kind, required, optional))
-    finally:
-        _READING_STORED.reset(reading)
+    event = build(_Fields(raw, kind, required, optional, stored=stored))
+    if not stored:
+        # issue 32: any line's `at`, not only the lines whose `at` the rules read (a hand,
+        # a call, a check-in): an import stores the line as it came, and exports it again
+        written_at(raw)
+    return event
 
 
 def decode_line(text: str, *, stored: bool = False) -> Any:
@@ -772,16 +794,17 @@ def parse_line(text: str) -> Event:
     return parse_event(decode_line(text))
 
 
-def line_time(raw: object) -> datetime | None:
+def line_time(raw: object, *, stored: bool = False) -> datetime | None:
     """When a line happened, where it says: a deal's or early start's `time`, else the
     `at` the server stamped on it. Lines without one (registrations, schedules) are timeless.
     A deal or early start with both is in the log from the later of the two: one recorded
     on a tablet offline happened at its `time`, but the log has it only since its `at`."""
     if not isinstance(raw, dict):
         return None
-    keys = ("time", "at") if raw.get("type") in ("deal", "early_start") else ("at",)
-    times = [parse_time(raw[key], key, "CONTRACT §1") for key in keys if key in raw]
-    return max(times, default=None)
+    times = [written_at(raw, stored=stored)]
+    if raw.get("type") in ("deal", "early_start") and "time" in raw:
+        times.append(parse_time(raw["time"], "time", "CONTRACT §1", stored=stored))
+    return max((time for time in times if time is not None), default=None)
 
 
 def event_to_log(event: Event) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from app.domain.log import (
     format_time,
     line_time,
     parse_event,
-    parse_time,
+    written_at,
 )
 from app.domain.numbers import exact, exact_scaled, shown, shown_scaled
 from app.domain.round_state import SeatName
@@ -143,7 +143,7 @@ def replay_lines(
             raw = decode_line(text, stored=stored)
             # Parse first, so a bad time is refused under its own field's rule.
             event = parse_event(raw, stored=stored)
-            happened = line_time(raw) if until is not None else None
+            happened = line_time(raw, stored=stored) if until is not None else None
             if until is not None and happened is not None and happened > until:
                 break
             if tournament is None:
@@ -153,7 +153,7 @@ def replay_lines(
                     )
                 tournament = Tournament(event)
             else:
-                tournament.apply(event, _entered_at(raw, event))
+                tournament.apply(event, _entered_at(raw, event, stored))
         except RuleViolation as violation:
             raise LogError(number, violation) from violation
     if tournament is None:
@@ -167,15 +167,15 @@ def apply_line(tournament: Tournament, text: str) -> None:
     """Apply one more stored log line to a tournament (a process catching up with the log)."""
     raw = decode_line(text, stored=True)
     event = parse_event(raw, stored=True)
-    tournament.apply(event, _entered_at(raw, event))
+    tournament.apply(event, _entered_at(raw, event, stored=True))
 
 
-def _entered_at(raw: Any, event: Event) -> datetime | None:
+def _entered_at(raw: Any, event: Event, stored: bool) -> datetime | None:
     """A hand line's `at`, which dates the final's break (rule CL-1), and a call's (rule
-    CA-4); other lines' times are their own fields."""
+    CA-4); other lines' times are their own fields. A stored line's is read as it is."""
     timed = HandRecorded | CallMade | CallTaken | CallResolved  # a call waits from its `at` (CA-4)
-    if isinstance(event, timed) and isinstance(raw, dict) and "at" in raw:
-        return parse_time(raw["at"], "at", "CONTRACT §1")
+    if isinstance(event, timed) and isinstance(raw, dict):
+        return written_at(raw, stored=stored)
     return None
 
 

@@ -7,6 +7,13 @@ NUL cuts a name short on SQLite and is refused by PostgreSQL), nor has a lone su
 nested thousands deep exhausts the parser's stack. Each is refused as malformed input,
 naming the field and the bound it breaks (issue 14), before anything is stored.
 
+Nor has a character that ends a line for some reader, or reorders the text after it
+(issue 32): U+2028 and U+2029 break the line they are in for Python's `splitlines` (which
+the log's import splits with), for JavaScript before ES2019 and for the feeds' consumers,
+and the bidirectional embeddings, overrides and isolates turn the rest of a name's line
+around on a screen or in a CSV export ("Trojan Source"). The spaces, marks and joiners that
+scripts need (U+3000, U+00A0, U+200C, U+200D, U+200E, U+200F) stay text.
+
 The bounds are generous for what a tournament writes (the deepest line the log needs, an
 Ari Ari ron with its wins, nests 4 deep) and are documented in docs/log-format.md, "Text,
 nesting and times".
@@ -25,19 +32,26 @@ MAX_DEPTH = 32
 
 # The longest text of each field, in characters; any other field takes DEFAULT_TEXT_LIMIT.
 NAME_LIMIT = 200  # a tournament's or a player's name
-REASON_LIMIT = 1000  # a reason or an override: a sentence or two a judge writes
+REASON_LIMIT = 1000  # a reason, an override or a note: a sentence or two a judge writes
 TEXT_LIMITS: Mapping[str, int] = {
     "name": NAME_LIMIT,
     "local_name": NAME_LIMIT,  # the player's name in their own script (issue 17)
     "country": 64,
     "reason": REASON_LIMIT,
     "override": REASON_LIMIT,
+    "note": REASON_LIMIT,  # the head judge's note on a call (rule CA-3: calls.MAX_NOTE_LENGTH)
 }
 DEFAULT_TEXT_LIMIT = 200  # ids, idempotency keys, seeds, format words, the `by` of a line
 
 # Where a judge writes sentences, a tab or a new line is text; everywhere else it is not.
-MULTILINE_FIELDS = frozenset({"reason", "override"})
+MULTILINE_FIELDS = frozenset({"reason", "override", "note"})
 _LAYOUT = frozenset("\t\n")
+# The line and paragraph separators (categories Zl, Zp): a line ends with a new line only.
+_LINE_BREAKS = frozenset({"Zl", "Zp"})
+# The explicit bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066
+# to U+2069) of Unicode's UAX #9; the marks (U+200E, U+200F, U+061C) reorder nothing after
+# them and stay text.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 # Everything that can open or close a level of JSON, and the strings to skip over.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -89,7 +103,8 @@ def check_tree(value: object, rule: str, path: str = "") -> None:
 
 def check_text(value: str, rule: str, field: str, *, key: str | None = None) -> None:
     """One string: no control character (a tab or new line only where a judge writes
-    sentences), no lone surrogate, no longer than its field's bound. `key` is the field's
+    sentences), no lone surrogate, no line or paragraph separator, no bidirectional
+    embedding, override or isolate, no longer than its field's bound. `key` is the field's
     own name when `field` is a path to it ("result.winner": "winner")."""
     name = _last_key(field) if key is None else key
     limit = TEXT_LIMITS.get(name, DEFAULT_TEXT_LIMIT)
@@ -104,7 +119,9 @@ def check_text(value: str, rule: str, field: str, *, key: str | None = None) -> 
             ),
         )
     if value.isprintable():
-        return  # the common case, in C: no control, surrogate or other unprintable character
+        # the common case, in C: no control, surrogate, separator or other unprintable
+        # character (every bidirectional control is unprintable, category Cf)
+        return
     allowed = _LAYOUT if name in MULTILINE_FIELDS else frozenset()
     for position, character in enumerate(value, start=1):
         category = unicodedata.category(character)
@@ -136,6 +153,36 @@ def check_text(value: str, rule: str, field: str, *, key: str | None = None) -> 
                     position=position,
                 ),
             )
+        if category in _LINE_BREAKS:
+            raise MalformedInput(rule, field, _line_break(character, position, bool(allowed)))
+        if character in _BIDI_CONTROLS:
+            raise MalformedInput(
+                rule,
+                field,
+                say(
+                    "holds U+{character:04X} at character {position}, a bidirectional control "
+                    "that turns the text after it around on screens and in exports; text may "
+                    "not hold one",
+                    character=ord(character),
+                    position=position,
+                ),
+            )
+
+
+def _line_break(character: str, position: int, multiline: bool) -> str:
+    if multiline:
+        return say(
+            "holds U+{character:04X} at character {position}, a line or paragraph separator, "
+            "which ends the line for some readers; break a line here with a new line instead",
+            character=ord(character),
+            position=position,
+        )
+    return say(
+        "holds U+{character:04X} at character {position}, a line or paragraph separator; "
+        "this text is one line",
+        character=ord(character),
+        position=position,
+    )
 
 
 def _last_key(path: str) -> str:

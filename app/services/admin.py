@@ -7,8 +7,6 @@ and commit them in one transaction (all or nothing), and returns what was append
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import secrets
 from collections.abc import Mapping, Sequence
@@ -27,7 +25,9 @@ from app.domain.log import (
     format_time,
     parse_event,
 )
+from app.domain.text import check_text
 from app.domain.tournament import RoundState, RoundUnfinished, Tournament
+from app.services.csv_input import csv_records
 from app.services.store import Appended, Author, TournamentStore
 
 ADMIN = Author("admin")
@@ -164,9 +164,16 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
     """The rows of a registration CSV (header id,name,group,country,substitute,local_name;
     all but id and name may be left out, group only where round 1 has no groups). An id
     written as a plain integer ("17") is registered as the integer 17, as logs written by
-    other programs name it; any other id stays a string."""
-    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
-    header = [name.strip() for name in reader.fieldnames or ()]
+    other programs name it; any other id stays a string.
+
+    Every cell, the header's too, meets the text bound of its column before it is read any
+    further (issue 32): a name of 131,073 characters is refused naming its line, as the
+    same name sent as JSON is, and an id of 5,000 digits never reaches int()."""
+    records = csv_records(text)
+    _, first = next(records, (1, []))
+    header = [name.strip() for name in first]
+    for name in header:
+        _check_cell(name, "header", 1)  # a column's own name, before it is said in a refusal
     missing = [name for name in CSV_REQUIRED if name not in header]
     if missing and len(header) == 1 and ";" in header[0]:
         # Excel writes ";" between the cells in the languages whose decimal mark is a comma
@@ -195,17 +202,22 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
             1,
             MalformedInput("CONTRACT §1", unknown[0], say("is not a column of a registration CSV")),
         )
-    reader.fieldnames = header
-    rows = []
-    for index, record in enumerate(reader):
-        line = reader.line_num
-        if None in record:
+    rows: list[PlayerRow] = []
+    for line, record in records:
+        if not record:
+            continue  # an empty line
+        if len(record) > len(header):
             raise LogError(
                 line, MalformedInput("CONTRACT §1", "row", say("has more cells than the header"))
             )
-        cells = {key: (value or "").strip() for key, value in record.items()}
+        # a row shorter than the header leaves the columns after its last cell empty
+        cells = dict.fromkeys(header, "") | {
+            column: value.strip() for column, value in zip(header, record, strict=False)
+        }
         if not any(cells.values()):
             continue  # a blank row carries nothing
+        for column, value in cells.items():
+            _check_cell(value, column, line)
         if not cells["id"]:
             raise LogError(line, MalformedInput("CONTRACT §1", "id", say("is empty")))
         fields: dict[str, Any] = {"id": _csv_id(cells["id"]), "name": cells["name"]}
@@ -229,8 +241,16 @@ def csv_player_rows(text: str) -> list[PlayerRow]:
             )
         if substitute in _TRUE:
             fields["substitute"] = True
-        rows.append(PlayerRow(fields, line, index))
+        rows.append(PlayerRow(fields, line, len(rows)))
     return rows
+
+
+def _check_cell(value: str, column: str, line: int) -> None:
+    """A cell as the field of its column is bounded in a `player` line (app/domain/text.py)."""
+    try:
+        check_text(value, "CONTRACT §1", column)
+    except MalformedInput as violation:
+        raise LogError(line, violation) from violation
 
 
 def _csv_id(cell: str) -> str | int:

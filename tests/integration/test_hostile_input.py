@@ -9,10 +9,19 @@
   for good (OverflowError); now every read of the tournament answers, whatever is stored;
 - an Idempotency-Key sent as UTF-8 bytes was stored as other characters (HTTP hands header
   bytes over as Latin-1): a key is printable ASCII, and a key that is not is refused.
+
+And what a hostile probe found after them (issue 32, item 5):
+- a registration CSV with a cell of 131,073 characters (past the csv module's own cap)
+  answered 500 and the connection was reset; a cell is now held to its column's text bound,
+  as the JSON registration's field is;
+- a line written in the year 9999 (its `at`) was stored by an import, and a stored hand or
+  call with one made the tournament unreadable;
+- a name holding U+2028 (LINE SEPARATOR) was stored.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import uuid
 from datetime import UTC, datetime
@@ -33,7 +42,9 @@ from app.domain.text import MAX_DEPTH
 from app.services.store import TournamentStore
 from app.settings import get_settings
 from tests.integration.conftest import ADMIN_TOKEN
-from tests.integration.judging_setup import club_opening
+from tests.integration.judging_setup import club_opening, snapshot
+from tests.integration.live_setup import ADMIN as LIVE_ADMIN
+from tests.integration.live_setup import app_state, scoreboard_in_a_thread
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 DEEP = 100_000
@@ -349,3 +360,198 @@ def test_a_stored_key_round_trips_to_the_log_and_to_a_retry(
 
     lines = [json.loads(line) for line in store.export(tid)]
     assert [line["id"] for line in lines if line["type"] == "hand"] == KEYS
+
+
+# -- a registration CSV's cells (issue 32) ----------------------------------------------
+
+CSV_MODULE_CAP = 131_072  # Python's csv.field_size_limit() as it comes
+LONG = "x" * (CSV_MODULE_CAP + 1)
+
+
+def post_csv(client: TestClient, tid: int, text: str) -> Any:
+    return client.post(
+        f"/api/tournaments/{tid}/players.csv",
+        content=text.encode(),
+        headers={**ADMIN, "content-type": "text/csv"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "says"),
+    [
+        (f"id,name,group\nivy,Ivy Ito,A\njo,{LONG},A\n", 3, "name", "131073 characters long"),
+        (f"id,name,group\njo,Jo,A\nkim,Kim,{LONG}\n", 3, "group", "at most 200"),
+        (f"id,name,group,country\njo,Jo,A,{LONG}\n", 2, "country", "at most 64"),
+        (f"id,name,group,local_name\njo,Jo,A,{LONG}\n", 2, "local_name", "at most 200"),
+        (f"id,name,group\n{'7' * (CSV_MODULE_CAP + 1)},Jo,A\n", 2, "id", "at most 200"),
+        # an id of digits is read as a number: 5,000 digits are past Python's own limit on
+        # converting one (sys.get_int_max_str_digits()), and answered 500 too
+        (f"id,name,group\n{'7' * 5000},Jo,A\n", 2, "id", "at most 200"),
+        # a quoted cell over several lines: the line it ends on, as for any other row
+        (f'id,name,group\njo,"Jo\n{LONG}",A\n', 3, "name", "at most 200"),
+        (f"id,name,{LONG}\njo,Jo,A\n", 1, "header", "at most 200"),
+    ],
+)
+def test_a_csv_cell_past_its_bound_is_refused_naming_line_field_and_bound(
+    client: TestClient,
+    store: TournamentStore,
+    tid: int,
+    text: str,
+    line: int,
+    field: str,
+    says: str,
+) -> None:
+    before = snapshot(store, tid)
+
+    problem = refused(post_csv(client, tid, text), field)
+
+    assert problem["line"] == line and problem["rule"] == "CONTRACT §1", problem
+    assert problem["detail"].startswith(f"line {line}: field {field!r}: "), problem
+    assert says in problem["detail"] and len(problem["detail"]) < 300, problem
+    assert snapshot(store, tid) == before
+
+
+def test_a_long_name_gets_the_same_answer_from_a_csv_and_from_json(
+    client: TestClient, tid: int
+) -> None:
+    from_csv = refused(post_csv(client, tid, f"id,name,group\njo,{LONG},A\n"), "name")
+    from_json = refused(
+        client.post(
+            f"/api/tournaments/{tid}/players",
+            json=[{"id": "jo", "name": LONG, "group": "A"}],
+            headers=ADMIN,
+        ),
+        "0.name",
+    )
+
+    sentence = "is 131073 characters long; at most 200 are allowed here (rule CONTRACT §1)"
+    assert from_csv["detail"] == f"line 2: field 'name': {sentence}"
+    assert from_json["detail"] == f"field '0.name': {sentence}"
+
+
+def test_the_connection_that_sent_a_long_csv_cell_serves_the_next_request(
+    database_url: str,
+) -> None:
+    """uvicorn as `scoreboard serve` runs it: the 500 ended the connection, and the next
+    request on it was reset; a 422 keeps it open."""
+    with scoreboard_in_a_thread(database_url) as server:
+        store: TournamentStore = app_state(server)["store"]
+        tid = store.import_log(club_opening()).tournament_id
+        connection = http.client.HTTPConnection("127.0.0.1", server.config.port, timeout=30)
+        try:
+            connection.request(
+                "POST",
+                f"/api/tournaments/{tid}/players.csv",
+                body=f"id,name,group\njo,{LONG},A\n".encode(),
+                headers={**LIVE_ADMIN, "Content-Type": "text/csv"},
+            )
+            first = connection.getresponse()
+            assert (first.status, json.loads(first.read())["field"]) == (422, "name")
+            assert first.getheader("connection") != "close"
+            socket_used = connection.sock
+
+            connection.request("GET", f"/api/tournaments/{tid}/log", headers=LIVE_ADMIN)
+            second = connection.getresponse()
+            assert second.status == 200 and b'"jo"' not in second.read()  # nothing stored
+            assert connection.sock is socket_used  # the same connection, not a new one
+        finally:
+            connection.close()
+
+
+# -- the time a line was written (issue 32) ---------------------------------------------
+
+
+def test_an_imported_line_written_in_the_year_9999_is_refused_naming_it(
+    client: TestClient,
+) -> None:
+    dated = {"type": "penalty", "round": 1, "player": "ami", "points": -5, "reason": "late"}
+    for at in ("9999-12-31T23:00:00Z", "1970-01-01T00:00:00Z", "not a time"):
+        text = "\n".join([*club_opening(), json.dumps({**dated, "at": at})]) + "\n"
+
+        response = client.post(
+            "/api/tournaments/import", content=text, headers={**ADMIN, "content-type": "text/plain"}
+        )
+
+        problem = refused(response, "at")
+        assert (problem["line"], problem["rule"]) == (len(club_opening()) + 1, "CL-6"), at
+    assert client.get("/api/tournaments").json() == []  # nothing stored
+
+
+def test_a_tournament_with_a_stored_hand_and_call_of_the_year_9999_stays_readable(
+    client: TestClient, database_url: str, tid: int, judge: dict[str, str]
+) -> None:
+    """Stored before the bound, as issue 14's stored lines: every read answers, and the
+    next line is written (the server replays the stored ones first)."""
+    in_9999 = "9999-12-31T23:00:00Z"
+    store_line(database_url, tid, {**HAND, "type": "hand", "at": in_9999, "by": "table 1"})
+    call = {"type": "call", "round": 1, "table": 2, "reason": "dispute", "id": "c9"}
+    store_line(database_url, tid, {**call, "at": in_9999, "by": "table 2"})
+
+    assert client.get(f"/api/tournaments/{tid}/standings?round=1").status_code == 200
+    issued = client.post(f"/api/tournaments/{tid}/head-judge-tokens", headers=ADMIN, json={})
+    head = {"Authorization": f"Bearer {issued.json()['token']}"}
+    calls = client.get(f"/api/tournaments/{tid}/calls", headers=head)
+    assert calls.status_code == 200 and calls.json()["calls"][0]["id"] == "c9", calls.text
+    entered = client.post(
+        f"/api/tournaments/{tid}/hands",
+        json={**HAND, "hand": 2},
+        headers={**judge, "Idempotency-Key": str(uuid.uuid4())},
+    )
+    assert entered.status_code == 201, entered.text
+
+
+# -- line separators and bidi controls (issue 32) ---------------------------------------
+
+LS, PS, RLO = "\u2028", "\u2029", "\u202e"
+
+
+def test_a_line_separator_or_a_bidi_override_in_a_tournament_name_is_refused(
+    client: TestClient,
+) -> None:
+    for character in (LS, PS, RLO):
+        response = client.post(
+            "/api/tournaments",
+            json={"name": f"WSOM{character}2026", "format": "wsom2008"},
+            headers=ADMIN,
+        )
+
+        problem = refused(response, "name")
+        assert f"U+{ord(character):04X}" in problem["detail"]
+    assert client.get("/api/tournaments").json() == []
+
+
+def test_a_line_separator_in_any_text_the_organizer_sends_is_refused(
+    client: TestClient, store: TournamentStore, tid: int
+) -> None:
+    before = snapshot(store, tid)
+
+    for path, body, field in [
+        ("players", [{"id": "ivy", "name": f"Ivy{LS}Ito", "group": "A"}], "0.name"),
+        ("players", [{"id": "ivy", "name": "Ivy", "group": "A", "local_name": PS}], "0.local_name"),
+        ("penalties", {"round": 1, "player": "ami", "points": -5, "reason": f"late{LS}"}, "reason"),
+        ("play-all", {"round": 1, "segment": 1, "table": 1, "reason": f"r{RLO}"}, "reason"),
+    ]:
+        response = client.post(f"/api/tournaments/{tid}/{path}", json=body, headers=ADMIN)
+        detail = refused(response, field)["detail"]
+        assert any(f"U+{ord(c):04X} at character" in detail for c in (LS, PS, RLO)), detail
+    problem = refused(post_csv(client, tid, f"id,name,group\nivy,Ivy{LS}Ito,A\n"), "name")
+    assert problem["line"] == 2 and "U+2028" in problem["detail"]
+
+    assert snapshot(store, tid) == before
+
+
+def test_a_stored_name_holding_a_line_separator_stays_readable(
+    client: TestClient, database_url: str, tid: int
+) -> None:
+    stored = {
+        "type": "player",
+        "id": "zed",
+        "name": f"Zed{LS}Zhou",
+        "group": "A",
+        "at": "2026-11-29T08:00:00Z",
+    }
+    store_line(database_url, tid, stored)
+
+    player = client.get(f"/api/tournaments/{tid}/players/zed")
+    assert player.status_code == 200 and player.json()["player"]["name"] == f"Zed{LS}Zhou"
+    assert client.get(f"/api/tournaments/{tid}/standings?round=1").status_code == 200

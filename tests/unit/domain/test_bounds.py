@@ -2,6 +2,7 @@
 field and the rule (issue 14): a penalty is a deduction on the format's scale (PN-1, HS-6),
 a direct-points hand moves no more than a hand can (HS-7), and no round, table, hand,
 minute, year, advance count, prize or Ari Ari count is beyond what a tournament can hold.
+Every time a line carries, its `at` included, lies in the schedule's years (issue 32).
 
 Each case is a small valid log of `small_logs` plus the one line under test.
 """
@@ -16,7 +17,7 @@ import pytest
 from app.domain import bounds
 from app.domain.errors import LogError
 from app.domain.formats import PRESETS, format_from_log
-from app.domain.replay import replay_lines
+from app.domain.replay import apply_line, replay_lines
 from tests.unit.replay.small_logs import (
     DRAW,
     PLAYED,
@@ -343,3 +344,64 @@ def test_times_at_the_ends_of_the_years_are_accepted() -> None:
     for start in ("2000-01-01T00:00:00Z", "2100-12-31T23:00:00Z"):
         replay_lines(texts([*SEATED, schedule(start)]))
     assert bounds.MIN_YEAR == 2000 and bounds.MAX_YEAR == 2100
+
+
+# -- the time a line was written, on every line (issue 32; rules FM-8, CL-6) ---------------
+
+IN_9999 = "9999-12-31T23:00:00Z"
+# One line of each kind that may follow SEATED, each with the `at` the server stamps on it.
+STAMPED: list[tuple[str, Line]] = [
+    ("player", player("P99", "A")),
+    ("prizes", {"type": "prizes", "amounts": [100]}),
+    ("carry_over_rate", {"type": "carry_over_rate", "round": 1, "rate": "1/4"}),
+    ("seating", seating(1, 2, 1, TABLE_1)),
+    ("hand", hand(1, 1, 1, 1, DRAW)),
+    ("penalty", penalty(1, "P01", -5)),
+    ("schedule", schedule("2026-11-29T09:00:00Z")),
+    ("deal", {**deal("2026-11-29T09:00:00Z"), "hand": 1}),
+    ("extension", {"type": "extension", "round": 1, "segment": 1, "table": 1, "minutes": 5}),
+    ("play_all", {"type": "play_all", "round": 1, "segment": 1, "table": 1, "reason": "stall"}),
+    ("segment_end", {"type": "segment_end", "round": 1, "segment": 1, "group": "A"}),
+    ("language", {"type": "language", "language": "ja"}),
+    ("call", {"type": "call", "round": 1, "table": 1, "reason": "dispute", "id": "c1"}),
+    ("check_in", {"type": "check_in", "round": 1, "player": "P01", "how": "desk"}),
+]
+
+
+@pytest.mark.parametrize(
+    "at", [IN_9999, "1999-12-31T23:59:59Z", "0001-01-01T00:00:00+01:00", "yesterday", 20261129]
+)
+@pytest.mark.parametrize(("kind", "line"), STAMPED, ids=[kind for kind, _ in STAMPED])
+def test_the_time_any_line_was_written_is_held_to_the_schedules_years(
+    kind: str, line: Line, at: object
+) -> None:
+    """rule CL-6: `at` is the server's clock when it wrote the line; a line coming in (an
+    import, a replay) carries one in the years a schedule may (rule FM-8), or none."""
+    assert isinstance(line, dict)
+    lines: list[Line] = [*SEATED, {**line, "at": at}]
+
+    with pytest.raises(LogError) as caught:
+        replay_lines(texts(lines))
+
+    refused = caught.value
+    assert refused.line_number == len(lines), kind
+    assert (refused.violation.field, refused.violation.rule) == ("at", "CL-6")
+
+
+@pytest.mark.parametrize(("kind", "line"), STAMPED, ids=[kind for kind, _ in STAMPED])
+def test_a_line_written_in_the_schedules_years_is_taken(kind: str, line: Line) -> None:
+    assert isinstance(line, dict)
+    for at in ("2000-01-01T00:00:00Z", "2026-11-29T09:00:00+09:00", "2100-12-31T23:00:00Z"):
+        replay_lines(texts([*SEATED, {**line, "at": at}]))
+
+
+@pytest.mark.parametrize(("kind", "line"), STAMPED, ids=[kind for kind, _ in STAMPED])
+def test_a_stored_line_is_read_whatever_year_it_was_written_in(kind: str, line: Line) -> None:
+    """A line stored before the bound (or before any bound on times, issue 14) is read as
+    it is: the tournament it belongs to stays readable, by a whole replay of the database's
+    lines and by a process catching up with them one at a time."""
+    assert isinstance(line, dict)
+    stored = texts([*SEATED, {**line, "at": IN_9999}])
+
+    replay_lines(stored, stored=True)
+    apply_line(replay_lines(stored[:-1], stored=True), stored[-1])

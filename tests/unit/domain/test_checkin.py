@@ -187,7 +187,8 @@ def test_the_check_in_line_round_trips() -> None:
         (_check_in("a1") | {"round": 0}, "round", "CONTRACT §1"),
         (_check_in("a1") | {"player": [1]}, "player", "CONTRACT §1"),
         (_check_in("a1") | {"table": 3}, "table", "CONTRACT §1"),
-        (_check_in("a1", at="yesterday"), "at", "CONTRACT §1"),
+        # the server's time of the line, as on every other line (rule CL-6, issue 32)
+        (_check_in("a1", at="yesterday"), "at", "CL-6"),
     ],
 )
 def test_a_bad_check_in_line_is_refused_naming_field_and_rule(

@@ -4,7 +4,11 @@ refused as malformed input naming its line, field and bound, never with a traceb
 - a line nested 100,000 deep raised RecursionError in `decode_line`;
 - a NUL (or another control character) in a name, a reason or an id was stored, cut a
   name short on SQLite and made PostgreSQL refuse the write;
-- no text had a length bound.
+- no text had a length bound;
+- a line or paragraph separator (U+2028, U+2029) was stored (issue 32): it ends a line for
+  every reader that splits text into lines (Python's own `splitlines`, which the log's
+  import uses; a JavaScript string before ES2019), and the bidirectional controls that
+  reorder the text after them on a screen or in an export were stored too.
 
 A line already stored is read as it is, so a tournament in the database stays readable.
 """
@@ -15,8 +19,9 @@ import json
 from typing import Any
 
 import pytest
-from small_logs import REGISTERED, SEATED, TOURNAMENT, hand, penalty, texts
+from small_logs import REGISTERED, SEATED, TOURNAMENT, hand, penalty, texts, void
 
+from app.domain.calls import MAX_NOTE_LENGTH
 from app.domain.errors import LogError, MalformedInput
 from app.domain.log import decode_line, parse_event, parse_line
 from app.domain.replay import apply_line, replay_lines
@@ -174,3 +179,117 @@ def test_a_local_name_is_held_to_a_names_bounds_naming_the_field(
 
     assert error.violation.field == "local_name"
     assert says in str(error)
+
+
+# -- characters that break a line or reorder one (issue 32) -------------------------------
+
+LINE_BREAKERS = ["\u2028", "\u2029"]  # LINE SEPARATOR, PARAGRAPH SEPARATOR
+# The explicit bidirectional embeddings, overrides and isolates (Unicode's UAX #9): each
+# reorders the text after it up to the end of the line ("Trojan Source", CVE-2021-42574).
+BIDI_CONTROLS = [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]
+CALL = {"type": "call", "round": 1, "table": 1, "reason": "dispute", "id": "c1"}
+EVERY_TEXT: list[tuple[str, Any]] = [
+    ("name", lambda x: {"type": "tournament", "name": f"WSOM{x}2026", "format": "wsom2008"}),
+    ("name", lambda x: {"type": "player", "id": "P99", "name": f"Ami{x}Sato", "group": "A"}),
+    (
+        "local_name",
+        lambda x: {"type": "player", "id": "P99", "name": "A", "group": "A", "local_name": x},
+    ),
+    ("country", lambda x: {"type": "player", "id": "P99", "name": "A", "group": "A", "country": x}),
+    ("id", lambda x: {"type": "player", "id": f"P{x}99", "name": "Ami", "group": "A"}),
+    ("reason", lambda x: {**penalty(1, "P01", -5), "reason": f"late{x}again"}),
+    ("reason", lambda x: {**void(1, 1, 1, 1), "reason": f"typo{x}"}),
+    ("reason", lambda x: {"type": "round_end", "round": 1, "reason": f"power cut{x}"}),
+    (
+        "reason",
+        lambda x: {"type": "play_all", "round": 1, "segment": 1, "table": 1, "reason": x},
+    ),
+    (
+        "override",
+        lambda x: {
+            "type": "deal",
+            **{"round": 1, "segment": 1, "table": 1, "hand": 1},
+            **{"time": "2026-11-29T09:00:00Z", "override": f"tablet down{x}"},
+        },
+    ),
+    (
+        "note",
+        lambda x: {"type": "call_resolved", "round": 1, "table": 1, "call": "c1", "note": x},
+    ),
+    ("id", lambda x: {**hand(1, 1, 1, 1, {"kind": "draw"}), "id": f"k{x}1"}),
+    ("result.deltas", lambda x: hand(1, 1, 1, 1, {"kind": "points", "deltas": {f"P01{x}": 0}})),
+    ("seed", lambda x: {"type": "draw", "round": 1, "seed": f"s{x}"}),
+    ("by", lambda x: {"type": "prizes", "amounts": [100], "by": f"admin{x}"}),
+    ("line", lambda x: {"type": "prizes", "amounts": [100], f"note{x}": 1}),
+]
+
+
+@pytest.mark.parametrize("character", [*LINE_BREAKERS, "\u202e", "\u2066"])
+@pytest.mark.parametrize(("field", "line"), EVERY_TEXT, ids=[f for f, _ in EVERY_TEXT])
+def test_a_line_separator_or_a_bidi_control_in_any_text_is_refused_naming_the_field(
+    field: str, line: Any, character: str
+) -> None:
+    """Names, reasons, notes, ids and keys alike: a sentence a judge writes may break its
+    lines with a new line (U+000A), never with U+2028 or U+2029."""
+    error = _refusal(line(character))
+
+    assert isinstance(error.violation, MalformedInput)
+    assert (error.violation.field, error.violation.rule) == (field, "CONTRACT §1")
+    assert f"U+{ord(character):04X}" in str(error)
+
+
+@pytest.mark.parametrize("character", BIDI_CONTROLS)
+def test_every_bidi_embedding_override_and_isolate_is_refused(character: str) -> None:
+    error = _refusal({"type": "player", "id": "P99", "name": f"Ami{character}", "group": "A"})
+
+    assert error.violation.field == "name"
+    assert f"U+{ord(character):04X} at character 4" in str(error)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "山田\u3000剛",  # an ideographic space, as Japanese names are written
+        "Zoë\u00a0Ng",  # a no-break space
+        "Ho\u00adsei",  # a soft hyphen
+        "\u0645\u062d\u0645\u062f \u200f(Egypt)",  # Arabic with a right-to-left mark
+        "\u0645\u0647\u200c\u0633\u0627",  # Persian with a zero-width non-joiner
+        "Team \U0001f468\u200d\U0001f469\u200d\U0001f467",  # an emoji joined by ZWJ
+    ],
+)
+def test_spaces_marks_and_joiners_that_scripts_need_are_text(name: str) -> None:
+    tournament = replay_lines(
+        [
+            *texts(REGISTERED),
+            json.dumps({"type": "player", "id": "P99", "name": name, "group": "A"}),
+        ]
+    )
+
+    assert tournament.players["P99"].name == name
+
+
+def test_a_stored_line_holding_a_line_separator_is_read_as_it_is() -> None:
+    """A name stored before the bound keeps its tournament readable (issue 32, as issue 14)."""
+    stored = [
+        json.dumps({"type": "tournament", "name": "WSOM\u20282026", "format": "wsom2008"}),
+        json.dumps({"type": "player", "id": "P99", "name": "Ami\u2029\u202eSato", "group": "A"}),
+    ]
+
+    tournament = replay_lines(stored, stored=True)
+    apply_line(tournament, json.dumps({**penalty(1, "P99", -5), "reason": "late\u2028"}))
+
+    assert tournament.name == "WSOM\u20282026"
+    assert tournament.players["P99"].name == "Ami\u2029\u202eSato"
+
+
+def test_a_head_judges_note_is_a_sentence_of_up_to_1000_characters() -> None:
+    """rule CA-3: a note is bounded as a reason is, new lines and all; the log's text bound
+    held it to 200 characters on one line, while the API took 1000."""
+    note = "chombo at table 1:\n" + "n" * (MAX_NOTE_LENGTH - 19)
+    resolved = {"type": "call_resolved", "round": 1, "table": 1, "call": "c1", "note": note}
+
+    tournament = replay_lines(texts([*SEATED, CALL, resolved]))
+
+    assert tournament.calls["c1"].note == note
+    error = _refusal({**resolved, "note": note + "n"})
+    assert error.violation.field == "note" and f"at most {MAX_NOTE_LENGTH}" in str(error)
