@@ -12,13 +12,17 @@ if TYPE_CHECKING:
 
 def read_lines(command: str, log: Path) -> list[str]:
     try:
-        return log.read_text(encoding="utf-8").splitlines()
+        text = log.read_text(encoding="utf-8")
     except OSError as error:
         typer.echo(f"scoreboard {command}: cannot read {log}: {error.strerror}", err=True)
         raise typer.Exit(code=2) from error
     except UnicodeDecodeError as error:
         typer.echo(f"scoreboard {command}: {log} is not UTF-8 text", err=True)
         raise typer.Exit(code=2) from error
+    # JSON Lines split at new lines alone (app/domain/log.py, log_lines)
+    from app.domain.log import log_lines
+
+    return log_lines(text)
 
 
 def settings_for(command: str) -> "Settings":

@@ -767,6 +767,17 @@ def parse_event(raw: object, *, stored: bool = False) -> Event:
     return event
 
 
+def log_lines(text: str) -> list[str]:
+    """A JSON Lines text's lines: split at each new line alone, as JSON Lines are (a line may
+    end in CR LF). Python's `splitlines` also splits at U+2028, U+2029, U+0085 and the
+    other separators a JSON string may hold as they are, and cut such a line in two
+    (issue 32)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the new line that ends the last line starts none
+    return [line.removesuffix("\r") for line in lines]
+
+
 def decode_line(text: str, *, stored: bool = False) -> Any:
     if not stored:
         check_nesting(text, "CONTRACT §1")  # before the parser recurses into it (issue 14)

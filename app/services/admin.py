@@ -23,6 +23,7 @@ from app.domain.log import (
     ScheduleSet,
     TournamentDeclared,
     format_time,
+    log_lines,
     parse_event,
 )
 from app.domain.text import check_text
@@ -70,7 +71,7 @@ def create_tournament(
 
 def import_log(store: TournamentStore, text: str) -> Appended:
     """A whole log as a new tournament; a bad line raises LogError and stores nothing."""
-    return store.import_log(text.splitlines())
+    return store.import_log(log_lines(text))
 
 
 # -- registrations ------------------------------------------------------------------------
