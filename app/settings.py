@@ -3,6 +3,7 @@
 import hashlib
 import hmac
 import math
+import secrets
 import string
 from collections import Counter
 from datetime import datetime, tzinfo
@@ -319,7 +320,34 @@ class Settings(BaseSettings):
                 "abc or 123, and repeated pieces count for nothing; a word or a pattern is "
                 f"not a secret). Generate one with: {MAKE_A_TOKEN}"
             )
+        metrics = "" if self.metrics_token is None else self.metrics_token.get_secret_value()
+        # Empty, no bearer matches it (/metrics answers 401 to all): nothing to guess.
+        why = None if not metrics else _weaker_than_the_admin_token(metrics, token)
+        if why is not None:
+            # Whoever reads /metrics with a guessed token learns the hall's traffic; with the
+            # admin token's own value, whoever can read it (a Prometheus config) is admin.
+            raise ValueError(
+                f"SCOREBOARD_METRICS_TOKEN is refused when SCOREBOARD_ENVIRONMENT=production: "
+                f"{why} (or leave it unset: /metrics is then off). Generate one with: "
+                f"{MAKE_A_TOKEN}"
+            )
         return self
+
+
+def _weaker_than_the_admin_token(secret: str, admin_token: str) -> str | None:
+    """Why a production secret other than the admin token falls short of the admin token's
+    own rule (never quoting it), or None."""
+    if len(secret) < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH:
+        return f"a secret of at least {MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters is needed"
+    bits = estimated_entropy_bits(secret)
+    if bits < MIN_PRODUCTION_ADMIN_TOKEN_BITS:
+        return (
+            f"it must be as hard to guess as the admin token: about {round(max(bits, 0.0))} "
+            f"bits of entropy estimated, at least {MIN_PRODUCTION_ADMIN_TOKEN_BITS} needed"
+        )
+    if secrets.compare_digest(secret.encode(), admin_token.encode()):
+        return "it must not be the same as the admin token"
+    return None
 
 
 @lru_cache

@@ -131,10 +131,8 @@ def token_by_hash(session: Session, token_hash: str) -> TableToken | None:
 
 
 def token_hashes_after(session: Session, after_id: int) -> Sequence[tuple[int, str]]:
-    """(id, hash) of every token issued after `after_id` and not revoked, oldest first."""
-    query = select(TableToken.id, TableToken.token_hash).where(
-        col(TableToken.id) > after_id, col(TableToken.revoked_at).is_(None)
-    )
+    """(id, hash) of every token issued after `after_id`, revoked or not, oldest first."""
+    query = select(TableToken.id, TableToken.token_hash).where(col(TableToken.id) > after_id)
     rows = session.exec(query.order_by(col(TableToken.id)))
     return [(token_id, hashed) for token_id, hashed in rows if token_id is not None]
 

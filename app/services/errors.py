@@ -31,6 +31,11 @@ class TokenRefused(Exception):
     """A judge's table token that is unknown, revoked or expired (rule TK-2). HTTP 401."""
 
 
+class TokenEnded(TokenRefused):
+    """A table token that was issued and is revoked or expired (rule TK-2): a real token,
+    not a guess, told so even from an address over its failed sign-ins (issue 32)."""
+
+
 class DatabaseBusy(Exception):
     """The database could not be had in time (a lock another process holds, a lost
     connection): nothing was changed, and the same request may be sent again. HTTP 503."""

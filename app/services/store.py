@@ -40,7 +40,7 @@ from app.domain.replay import apply_line, replay_lines
 from app.domain.text import check_tree
 from app.domain.tokens import check_expiry, end_of_tournament_day, refusal
 from app.domain.tournament import Tournament
-from app.services.errors import DatabaseBusy, NotFound, TokenRefused
+from app.services.errors import DatabaseBusy, NotFound, TokenEnded, TokenRefused
 from app.services.processes import ProcessIdentity
 
 T = TypeVar("T")
@@ -443,8 +443,9 @@ class TournamentStore:
             return [TokenRecord.of(row) for row in rows]
 
     def token_hashes_after(self, after_id: int) -> Sequence[tuple[int, str]]:
-        """(id, hash) of the tokens issued after `after_id`, not revoked: what the guard
-        against guessing addresses lets through (app/web/guards.py, KnownTokens)."""
+        """(id, hash) of the tokens issued after `after_id`, revoked ones too: what the guard
+        against guessing addresses lets through (app/web/guards.py, KnownTokens), for the
+        app to answer each as it stands (rule TK-2)."""
         with Session(self.engine) as session:
             return queries.token_hashes_after(session, after_id)
 
@@ -459,7 +460,7 @@ class TournamentStore:
             record = TokenRecord.of(row)
         why = refusal(record.revoked_at, record.expires_at, self.clock())
         if why is not None:
-            raise TokenRefused(say("{why}; ask the organizer for a new one", why=why))
+            raise TokenEnded(say("{why}; ask the organizer for a new one", why=why))
         return record
 
     def create(self, declared: TournamentDeclared, author: Author) -> Appended:

@@ -22,7 +22,13 @@ from app.services.store import TournamentStore
 from app.settings import Settings, get_settings
 from app.web import errors, languages, live, pages, routes
 from app.web.deps import JUDGE_TABLE
-from app.web.guards import RateLimits, client_address, limit_bodies, refuse_guessers
+from app.web.guards import (
+    RateLimits,
+    client_address,
+    count_writes,
+    limit_bodies,
+    refuse_guessers,
+)
 from app.web.health import ReadinessCheck
 from app.web.logs import log_request, redact_tokens_in_server_logs, request_id_of
 
@@ -47,9 +53,9 @@ class ScoreboardApp(FastAPI):
         # from an address over its failed sign-ins (guards.refuse_guessers) before FastAPI's
         # own layers or any route see it: a hostile client's requests cost next to nothing.
         if self.front is None:
-            self.front = timed(
-                limit_bodies(refuse_guessers(answers_first(super().__call__)), self.settings)
-            )
+            # A write is counted against its limits once answered, by its status (issue 32).
+            counted = count_writes(answers_first(super().__call__))
+            self.front = timed(limit_bodies(refuse_guessers(counted), self.settings))
         await self.front(scope, receive, send)
 
     def build_middleware_stack(self) -> ASGIApp:

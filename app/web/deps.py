@@ -10,10 +10,10 @@ from fastapi import Depends, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.domain.errors import say
-from app.services.errors import Forbidden, TokenRefused
+from app.services.errors import Forbidden, TokenEnded, TokenRefused
 from app.services.store import Listed, TournamentStore
 from app.settings import Settings
-from app.web.guards import RateLimits, client_address
+from app.web.guards import SAFE_METHODS, WRITES_BEGUN, RateLimits, Write, client_address
 
 # Tournament ids, rounds, tables and hands fit the database's 32-bit integers; a bigger
 # number is refused as malformed input (422) before any query sees it.
@@ -72,11 +72,17 @@ def unauthorized(request: Request, credentials: Credentials, message: str) -> HT
 
 def _signed_in(request: Request, token: str, credential: str) -> None:
     """issue 14: a good token passes a blocked address's guard, and writes are rate limited
-    per credential and per address (guards.py)."""
+    per credential and per address (guards.py): refused here if over a limit, counted once
+    answered (guards.count_writes; issue 32, a refused write is not counted)."""
     rate_limits: RateLimits = request.state.rate_limits
     rate_limits.signed_in(token)
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        rate_limits.write(client_address(request.scope), credential)
+    if request.method not in SAFE_METHODS:
+        write = rate_limits.write(client_address(request.scope), credential)
+        begun: list[Write] | None = getattr(request.state, WRITES_BEGUN, None)
+        if begun is None:
+            setattr(request.state, WRITES_BEGUN, [write])
+        else:
+            begun.append(write)
 
 
 def require_admin(request: Request, settings: SettingsDep, credentials: Credentials) -> None:
@@ -109,7 +115,13 @@ def require_judge(request: Request, store: StoreDep, credentials: Credentials) -
     try:
         # Read from the database on every request: a revocation holds at once everywhere.
         token = store.judge_token(credentials.credentials)
-    except TokenRefused as refused:  # unknown, revoked or expired, rule TK-2
+    except TokenEnded as ended:
+        # rule TK-2: a token that was issued, revoked or expired, is told so, even from an
+        # address over its failed sign-ins (issue 32): it is no guess, and its tablet must
+        # learn to ask for a new one, not to wait. Not counted as a failed sign-in either:
+        # it costs the server what a live token's request does (this one read).
+        raise HTTPException(401, ended.args[0], headers={"WWW-Authenticate": "Bearer"}) from None
+    except TokenRefused as refused:  # unknown: a guess, or a token of another server
         raise unauthorized(request, credentials, refused.args[0]) from None
     _signed_in(request, credentials.credentials, f"table-token-{token.id}")
     # for the request's log line (a head judge's names no table)

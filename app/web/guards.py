@@ -18,14 +18,18 @@ import logging
 import math
 import re
 import secrets
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import limits
 from fastapi import HTTPException
+from fastapi.security.utils import get_authorization_scheme_param
 from limits.storage import MemoryStorage, RedisStorage
 from limits.strategies import MovingWindowRateLimiter
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.domain.errors import say
@@ -65,20 +69,46 @@ def _size(count: int) -> str:
     return f"{count:,} bytes"
 
 
+def _bearer_token(scope: Scope) -> str | None:
+    """The request's bearer token, read as the app reads it (fastapi.security.HTTPBearer:
+    the first Authorization header, its scheme in any case), or None."""
+    authorization = next(
+        (value for name, value in scope["headers"] if name == b"authorization"), b""
+    )
+    scheme, token = get_authorization_scheme_param(authorization.decode("latin-1"))
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _is_admin(scope: Scope, settings: Settings) -> bool:
+    token = _bearer_token(scope)
+    expected = settings.admin_token.get_secret_value()
+    return token is not None and secrets.compare_digest(token.encode(), expected.encode())
+
+
 def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
     """Refuse a request body over its route's limit with 413, before the app (any route, the
     token check, the JSON parser) reads it: at once from its Content-Length, and, for a body
     sent in chunks, as soon as the chunks pass the limit. The answer closes the connection,
-    so the rest of a body already on its way is never read."""
+    so the rest of a body already on its way is never read.
+
+    The large limit (IMPORTS) is the admin token's alone: every route that has it is an
+    admin's (app/web/admin.py; a route of another credential that needs it must be taught
+    here). Without the admin token such a route has the small limit, and a body over it
+    is answered as a failed sign-in before any of it is read (issue 32: 16 MiB bodies were
+    read and parsed before their 401, ten at once took the server from 128 to 752 MiB)."""
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        if IMPORTS.fullmatch(scope["path"]) is not None:
+        signed_in_first = False
+        if IMPORTS.fullmatch(scope["path"]) is None:
+            limit, setting = settings.body_limit_bytes, "SCOREBOARD_BODY_LIMIT_BYTES"
+        elif _is_admin(scope, settings):  # constant time
             limit, setting = settings.import_body_limit_bytes, "SCOREBOARD_IMPORT_BODY_LIMIT_BYTES"
         else:
             limit, setting = settings.body_limit_bytes, "SCOREBOARD_BODY_LIMIT_BYTES"
+            signed_in_first = True
         headers = dict(scope["headers"])
         length = headers.get(b"content-length")
         if length is not None:
@@ -88,6 +118,8 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
                 await app(scope, receive, send)
             elif declared is None:
                 await _refuse(send, 400, "the Content-Length header is not a number")
+            elif signed_in_first:
+                await _unread(app, scope, send)
             else:
                 too_large = f"at most {_size(limit)} are accepted here ({setting})"
                 await _refuse(send, 413, f"the request body is {declared:,} bytes: {too_large}")
@@ -104,6 +136,9 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
                 return  # the client went away
             chunk = message.get("body", b"")
             size += len(chunk)
+            if size > limit and signed_in_first:
+                await _unread(app, scope, send)
+                return
             if size > limit:
                 too_large = f"at most {_size(limit)} are accepted here ({setting})"
                 await _refuse(send, 413, f"the request body is larger: {too_large}")
@@ -124,6 +159,31 @@ def limit_bodies(app: ASGIApp, settings: Settings) -> ASGIApp:
         await app(scope, replay, send)
 
     return guarded
+
+
+async def _unread(app: ASGIApp, scope: Scope, send: Send) -> None:
+    """The app's answer to a request on a large-limit route without the admin token, whose
+    body is over the small limit, given no body at all: its admin check refuses it as any
+    failed sign-in (app/web/deps.py, require_admin: 401 with WWW-Authenticate, or 429 past
+    the failed sign-ins, counted either way, in the reader's language), or, from an address
+    over them, `refuse_guessers` does. Then the connection closes, so the body on its way
+    is never read."""
+    given = False
+
+    async def no_body() -> Message:
+        nonlocal given
+        if given:
+            return {"type": "http.disconnect"}  # never the client's: its body is not read
+        given = True
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def closing(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [(n, v) for n, v in message.get("headers", ()) if n.lower() != b"connection"]
+            message = {**message, "headers": [*kept, (b"connection", b"close")]}
+        await send(message)
+
+    await app(scope, no_body, closing)
 
 
 def _problem(
@@ -264,7 +324,8 @@ class Rate:
 
 class RateLimits:
     """The counters: in this process's memory, or in Redis so that every process serving the
-    tournament shares them. If Redis does not answer, the request goes on uncounted."""
+    tournament shares them. If Redis does not answer, this process counts alone for a while
+    (`_ask`): a limit never opens for want of its store."""
 
     def __init__(
         self,
@@ -283,7 +344,9 @@ class RateLimits:
             self.storage = MemoryStorage()
         # A moving window: at most N in any rolling window, exactly (the counts are small)
         self.limiter = MovingWindowRateLimiter(self.storage)
-        self.alone = MovingWindowRateLimiter(MemoryStorage())
+        self.alone = (
+            MovingWindowRateLimiter(MemoryStorage()) if settings.redis_url else self.limiter
+        )
         self.shared_again_at = 0.0  # time.monotonic() after which Redis is asked again
         self.failures_per_address = Rate.of(
             settings.auth_failures_per_address,
@@ -301,6 +364,9 @@ class RateLimits:
             "SCOREBOARD_WRITES_PER_ADDRESS",
         )
         self.blocked: dict[str, float] = {}  # address -> until (time.monotonic())
+        # writes begun and not yet answered, per (what is counted, key); see `write`
+        self.in_flight: Counter[tuple[str, ...]] = Counter()
+        self._flying = threading.Lock()
         self.known_tokens = KnownTokens(settings, issued_after)
         self._guess_refusals: dict[int, tuple[Message, Message]] = {}  # by the wait
         self.writes_per_token = Rate.of(
@@ -320,13 +386,23 @@ class RateLimits:
             ),
         )
 
-    def _hit(self, rate: Rate, *key: str) -> TooManyRequests | None:
-        limiter = self.limiter if time.monotonic() >= self.shared_again_at else self.alone
+    def _counts(self) -> MovingWindowRateLimiter:
+        """Redis's counts, or this process's own while Redis was lately found away."""
+        return self.limiter if time.monotonic() >= self.shared_again_at else self.alone
+
+    def _ask(
+        self, rate: Rate, question: Callable[[MovingWindowRateLimiter], float | None]
+    ) -> float | None:
+        """The question (a count or a test: the window's reset time if refused, else None)
+        asked of the counts. A limit whose store is away counts in this process instead:
+        it never opens (issue 32), and Redis is not asked again, nor waited for, for
+        REDIS_RETRY_AFTER (a Redis that never answers costs one REDIS_TIMEOUT a minute)."""
+        counts = self._counts()
         try:
-            if limiter.hit(rate.item, *key):
-                return None
-            reset = limiter.get_window_stats(rate.item, *key).reset_time
-        except Exception:  # Redis away or stuck: a limit must never stop the judges
+            return question(counts)
+        except Exception:
+            if counts is self.alone:
+                raise
             log.warning(
                 "rate limit %s not counted in Redis; counting in this process for %.0f s",
                 rate.setting,
@@ -334,17 +410,41 @@ class RateLimits:
                 exc_info=True,
             )
             self.shared_again_at = time.monotonic() + REDIS_RETRY_AFTER
-            return None
+        return question(self.alone)
+
+    def _hit(self, rate: Rate, *key: str) -> TooManyRequests | None:
+        """Count one against the limit: the 429 if it is over, else None."""
+
+        def hit(counts: MovingWindowRateLimiter) -> float | None:
+            if counts.hit(rate.item, *key):
+                return None
+            return counts.get_window_stats(rate.item, *key).reset_time
+
+        reset = self._ask(rate, hit)
+        return None if reset is None else self._too_many(rate, reset)
+
+    def _over(self, rate: Rate, cost: int, *key: str) -> float | None:
+        """The window's reset time if `cost` more would be over the limit, else None;
+        nothing is counted."""
+
+        def test(counts: MovingWindowRateLimiter) -> float | None:
+            if counts.test(rate.item, *key, cost=cost):
+                return None
+            return counts.get_window_stats(rate.item, *key).reset_time
+
+        return self._ask(rate, test)
+
+    @staticmethod
+    def _too_many(rate: Rate, reset: float) -> TooManyRequests:
         retry_after = max(1, math.ceil(reset - time.time()))
         item = rate.item
-        per = _per(item)
         return TooManyRequests(
             say(
                 "too many {counts}: at most {amount} {per} ({setting}); try again in "
                 "{retry_after} s",
                 counts=rate.counts,
                 amount=item.amount,
-                per=per,
+                per=_per(item),
                 setting=rate.setting,
                 retry_after=retry_after,
             ),
@@ -356,13 +456,9 @@ class RateLimits:
         code is even compared, so that the right one cannot come by guessing on); else None."""
         per_player, per_address = self.check_in_failures
         for rate, key in ((per_player, ("player", player)), (per_address, ("address", address))):
-            try:
-                if self.limiter.test(rate.item, "check-in", *key):
-                    continue
-                reset = self.limiter.get_window_stats(rate.item, "check-in", *key).reset_time
-            except Exception:  # Redis away: as _hit, a limit never stops the hall
-                log.warning("check-in limit %s not read", rate.setting, exc_info=True)
-                return None
+            reset = self._over(rate, 1, "check-in", *key)
+            if reset is None:
+                continue
             wait = max(1, math.ceil(reset - time.time()))
             return TooManyRequests(
                 say(
@@ -472,20 +568,114 @@ class RateLimits:
             )
         return refused
 
-    def write(self, address: str, credential: str) -> None:
-        """Count a write with a good credential (`credential` names it, never the token
-        itself); raise 429 past either limit."""
-        refused = self._hit(self.writes_per_token, "writes", "token", credential)
-        refused = self._hit(self.writes_per_address, "writes", "address", address) or refused
-        if refused is not None:
-            raise refused
+    def write(self, address: str, credential: str) -> Write:
+        """A write with a good credential (`credential` names it, never the token itself)
+        begins, or is refused 429 if it would pass either limit. It is counted once it is
+        answered (`written`, by `count_writes`), and until then it is in flight: the
+        writes in flight in this process are tested as if counted, so a burst of writes
+        sent at once with one token cannot all pass before any of them is counted (other
+        processes' writes in flight are not seen: a burst split over N processes may pass
+        the limit by what each has in flight, a thread pool's worth at most)."""
+        write = Write(address, credential)
+        rates = (
+            (self.writes_per_token, write.per_token),
+            (self.writes_per_address, write.per_address),
+        )
+        with self._flying:
+            for _, key in rates:
+                self.in_flight[key] += 1
+            costs = [self.in_flight[key] for _, key in rates]
+        try:
+            for (rate, key), cost in zip(rates, costs, strict=True):
+                reset = self._over(rate, cost, *key)
+                if reset is not None:
+                    raise self._too_many(rate, reset)
+        except BaseException:
+            self.landed(write)
+            raise
+        return write
+
+    def written(self, write: Write, status: int) -> None:
+        """Count a write that `write` let begin, now that it is answered with `status`.
+
+        What counts (issue 32): a write the server took (below 400), and one it failed on
+        (5xx, or no answer: it may have been written, and a flood that makes the database
+        fail is what the limit is for). A write it refused (4xx: the rules, a bad body,
+        another table's token) is not counted: it is the judge's to correct, and counted,
+        600 refused hands made the judge's good hand wait 40 s for the window."""
+        if not 400 <= status < 500:
+            self._hit(self.writes_per_token, *write.per_token)
+            self._hit(self.writes_per_address, *write.per_address)
+
+    def landed(self, write: Write) -> None:
+        """The write is no longer in flight: counted (`written`) or refused."""
+        with self._flying:
+            for key in (write.per_token, write.per_address):
+                self.in_flight[key] -= 1
+                if self.in_flight[key] <= 0:
+                    del self.in_flight[key]
+
+
+@dataclass(frozen=True)
+class Write:
+    """A write that the rate limits let begin (RateLimits.write), until it is counted."""
+
+    address: str
+    credential: str
+
+    @property
+    def per_token(self) -> tuple[str, str, str]:
+        return ("writes", "token", self.credential)
+
+    @property
+    def per_address(self) -> tuple[str, str, str]:
+        return ("writes", "address", self.address)
+
+
+# request.state: the writes a request's credentials let begin (app/web/deps.py), counted by
+# `count_writes` once the request is answered
+WRITES_BEGUN = "writes_begun"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def count_writes(app: ASGIApp) -> ASGIApp:
+    """Every write that the rate limits let begin is counted by the status of its answer
+    (RateLimits.written), after the answer is sent (issue 32: a refused write is not)."""
+
+    async def counting(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+            await app(scope, receive, send)
+            return
+        status = 500  # no answer at all: as the server's failure
+
+        async def noting(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await app(scope, receive, noting)
+        finally:
+            begun: list[Write] = scope.get("state", {}).get(WRITES_BEGUN) or []
+            for write in begun:
+                rate_limits: RateLimits = scope["state"]["rate_limits"]
+                try:
+                    # The count may wait on Redis: off the event loop. (A thread started is
+                    # waited for even when the request is cancelled.)
+                    await run_in_threadpool(rate_limits.written, write, status)
+                finally:
+                    # after its count, so that a write is never neither in flight nor counted
+                    rate_limits.landed(write)
+
+    return counting
 
 
 class KnownTokens:
     """The hashes of the tokens `refuse_guessers` lets through from an address over its
-    failed sign-ins: the admin token, every table token issued and not revoked when last
-    loaded from the database, and any token that signed in on this process. A token revoked
-    since, or expired, is let through too: the app checks it, as for any request. A token
+    failed sign-ins: the admin token, every table token issued (revoked and expired ones
+    too, issue 32: the app answers each that it was revoked or expired, rule TK-2, where a
+    guess gets the cheap 429), and any token that signed in on this process. A token
     it does not know waits for a load of the tokens issued since the last one, started after
     the request came (at most one every LOAD_TOKENS_EVERY): a tablet given a new token, on
     any process, is never refused for its address's guesses. A guess that looks like a

@@ -426,3 +426,16 @@ def test_imports_take_the_larger_limit(server: LiveServer, club: Tournament) -> 
     )
     status, answer = raw_request(server, head, log.encode())
     assert status == 201, answer
+
+
+def test_a_16_mib_player_upload_without_the_admin_token_is_refused_before_it_is_sent(
+    server: LiveServer, club: Tournament
+) -> None:
+    """Seen (issue 32): a 16 MiB player list with a wrong token was read and parsed before
+    its 401. Only the admin token has the import limit: here nothing of the body is sent,
+    and the server answers at once, then closes."""
+    for path in (f"/api/tournaments/{club.tid}/players", "/api/tournaments/import"):
+        for token in (None, "a-wrong-token", club.tokens[1]):
+            status, problem = raw_request(server, post_head(path, IMPORT_BODY_LIMIT, token))
+            assert status == 401, (path, token, problem)
+            assert "admin token" in problem["detail"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -232,3 +233,87 @@ def test_a_new_tablet_at_an_address_that_is_guessing_is_not_refused(
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
     assert attacker.get(setup.url("tokens"), headers=admin).status_code == 200
     assert attacker.post(url, json=first, headers=wrong).status_code == 429
+
+
+def test_refused_writes_do_not_spend_the_write_limit(
+    database_url: str, counters: dict[str, Any], store: TournamentStore
+) -> None:
+    """Issue 32: after 600 hands refused by the rules, the same judge's good hand got 429
+    for 40 s. Only writes the server takes (or is still working on) count; a 4xx does not."""
+    settings = Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        writes_per_token="5/minute",
+        writes_per_address="8/minute",
+        **counters,
+    )
+    round_one = RoundOne.generate(players=16, seed=3)
+    setup = open_tournament(store, round_one.setup_lines, round_one.tables)
+    first = round_one.hands[1][0]
+    with client_from(settings, HALL_TABLET) as tablet:
+        refused = [
+            tablet.post(
+                setup.url("hands"),
+                json={**first, "hand": 9},  # not the next hand: refused by the rules
+                headers=setup.headers(1, key=f"bad-{n}"),
+            )
+            for n in range(12)
+        ]
+        assert {answer.status_code for answer in refused} <= {409, 422}, refused[0].text
+        answers = [
+            tablet.post(setup.url("hands"), json=body, headers=setup.headers(1, key=f"w{n}"))
+            for n, body in enumerate(round_one.hands[1][:6])
+        ]
+        # the limit still holds for writes that are taken
+        assert [a.status_code for a in answers] == [201] * 5 + [429]
+        assert "SCOREBOARD_WRITES_PER_TOKEN" in answers[-1].json()["detail"]
+        # and per address: 5 taken from here so far, 3 more from another table's token
+        others = [
+            tablet.post(setup.url("hands"), json=body, headers=setup.headers(2, key=f"o{n}"))
+            for n, body in enumerate(round_one.hands[2][:4])
+        ]
+        assert [a.status_code for a in others] == [201] * 3 + [429]
+        assert "SCOREBOARD_WRITES_PER_ADDRESS" in others[-1].json()["detail"]
+
+
+def test_a_revoked_or_expired_token_is_told_so_from_an_address_over_its_failed_sign_ins(
+    settings: Settings, attacker: TestClient, store: TournamentStore
+) -> None:
+    """Issue 32: from an address over its failed sign-ins, a revoked token was answered
+    "too many failed sign-ins" (a guess's 429) instead of "revoked" (rule TK-2). Made-up
+    tokens from there still get the guess's 429."""
+    round_one = RoundOne.generate(players=16, seed=3)
+    setup = open_tournament(store, round_one.setup_lines, round_one.tables)
+    url = setup.url("hands")
+    first = round_one.hands[1][0]
+    # one token that signed in on this process before it was revoked, one revoked before
+    # it was ever used, and one that expired
+    used = store.issue_table_token(setup.tid, 1)
+    signed_in = {"Authorization": f"Bearer {used.token}", "Idempotency-Key": "used"}
+    entered = attacker.post(url, json=first, headers=signed_in)
+    assert entered.status_code == 201, entered.text
+    never_used = store.issue_table_token(setup.tid, 2)
+    for issued in (used, never_used):
+        store.revoke_tokens(setup.tid, token_id=issued.record.id)
+    yesterday = TournamentStore(store.engine, clock=lambda: datetime.now(UTC) - timedelta(days=2))
+    expired = yesterday.issue_token(setup.tid, 3)
+    for attempt in range(FAILURES_PER_ADDRESS + 1):
+        wrong = {"Authorization": f"Bearer guess-{attempt}", "Idempotency-Key": f"k{attempt}"}
+        guessed = attacker.post(url, json=first, headers=wrong)
+    assert guessed.status_code == 429
+
+    for token, says in [
+        (used.token, "was revoked at"),
+        (never_used.token, "was revoked at"),
+        (expired, "expired at"),
+    ]:
+        for attempt in range(3):  # a tablet tries again: the same true answer
+            headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": f"r{attempt}"}
+            answer = attacker.post(url, json=first, headers=headers)
+            assert answer.status_code == 401, (says, answer.text)
+            assert says in answer.json()["detail"]
+            assert answer.headers["WWW-Authenticate"] == "Bearer"
+    # made-up guesses, of any shape, are still refused at once
+    assert attacker.post(url, json=first, headers=wrong).status_code == 429
+    shaped = {"Authorization": f"Bearer {'x' * 32}", "Idempotency-Key": "shaped"}
+    assert attacker.post(url, json=first, headers=shaped).status_code == 429

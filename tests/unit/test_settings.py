@@ -231,3 +231,50 @@ def test_the_example_env_as_committed_is_refused_and_filled_in_is_taken(
     monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", secrets.token_urlsafe(32))
     monkeypatch.setenv("SCOREBOARD_DATABASE_URL", database.replace("CHANGE_ME", "s3cret-pw"))
     assert Settings().environment == "production"
+
+
+# Issue 32: production took a metrics token of one character, and one equal to the admin
+# token (whoever reads /metrics then held the admin token).
+@pytest.mark.parametrize(
+    ("token", "says"),
+    [
+        ("m", "at least 32 characters"),
+        (STRONG_TOKEN[:-1], "at least 32 characters"),
+        ("a" * 40, "as hard to guess as the admin token"),
+        ("P@ssw0rd" * 8, "as hard to guess as the admin token"),
+        (STRONG_TOKEN, "must not be the same as the admin token"),
+    ],
+)
+def test_production_refuses_a_weak_metrics_token_or_the_admin_tokens_own(
+    monkeypatch: pytest.MonkeyPatch, token: str, says: str
+) -> None:
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", STRONG_TOKEN)
+    monkeypatch.setenv("SCOREBOARD_METRICS_TOKEN", token)
+
+    with pytest.raises(ValidationError, match="SCOREBOARD_METRICS_TOKEN") as refused:
+        Settings()
+
+    message = str(refused.value)
+    assert says in message
+    assert "secrets.token_urlsafe(32)" in message
+    if len(token) >= 6:
+        assert_no_part_of(token, message)
+    assert "input_value" not in message
+
+
+def test_production_takes_a_strong_metrics_token_and_development_any(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SCOREBOARD_METRICS_TOKEN", "m")
+    assert Settings().metrics_token is not None  # development: a laptop's Prometheus
+
+    monkeypatch.setenv("SCOREBOARD_ENVIRONMENT", "production")
+    monkeypatch.setenv("SCOREBOARD_ADMIN_TOKEN", STRONG_TOKEN)
+    strong = secrets.token_urlsafe(32)
+    monkeypatch.setenv("SCOREBOARD_METRICS_TOKEN", strong)
+    settings = Settings()
+    assert settings.metrics_token is not None
+    assert settings.metrics_token.get_secret_value() == strong
+    monkeypatch.delenv("SCOREBOARD_METRICS_TOKEN")
+    assert Settings().metrics_token is None  # unset: /metrics is off
