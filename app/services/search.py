@@ -6,19 +6,22 @@ without tones) for "陳家偉", or "陈家伟" in the other script (issue 17). N
 are compared in a plain form (accents stripped, case folded, katakana as hiragana), token by
 token:
 players whose name tokens start with the query's tokens come first, then the rest by how
-similar they are (difflib's ratio), and players that are not similar enough are left out.
+similar they are (difflib's ratio, as rapidfuzz computes it), and players that are not
+similar enough are left out.
 Pure functions: the caller hands in the players of one tournament.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
+import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from rapidfuzz import fuzz, process
 
 # Letters that NFKD does not split into a base letter and an accent; and katakana as the
 # hiragana of the same sound, so that "ヤマダ" and "やまだ" are one reading.
@@ -79,10 +82,25 @@ def readings(name: str) -> Readings:
     return Readings(tuple(kana), tuple(p for p in pinyin if p), tuple(syllables))
 
 
-@functools.cache
+def load_dictionaries() -> None:
+    """Load the kana and pinyin dictionaries now (about 0.6 s): the server does it as it
+    starts (issue 32), so that no reader's first search of a name in Chinese characters
+    waits for them."""
+    _readers()
+
+
+_loading = threading.Lock()  # one load, whoever asks first: the server's start or a search
+
+
 def _readers() -> tuple[Callable[[str], list[dict[str, str]]], Callable[[str], list[str]]]:
-    # Imported on the first search of such a name, not when the server starts: their
-    # dictionaries take about 0.6 s to load.
+    with _loading:
+        return _loaded()
+
+
+@functools.cache
+def _loaded() -> tuple[Callable[[str], list[dict[str, str]]], Callable[[str], list[str]]]:
+    # Imported when first asked for, not with this module: `scoreboard replay` and the
+    # other commands never need them (tests/integration/test_cli_imports.py).
     import pykakasi
     from pypinyin import Style, lazy_pinyin
 
@@ -111,58 +129,112 @@ class Match:
 
 
 def _ratio(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    # rapidfuzz's ratio is difflib's (2 * matches / total length), in C: a field of 1,024
+    # names is searched in milliseconds, where SequenceMatcher took 60 to 600 ms (issue 32).
+    return float(fuzz.ratio(a, b)) / 100
 
 
-def _token_score(query_token: str, name_tokens: list[str]) -> tuple[bool, float]:
+def _token_score(query_token: str, name_tokens: Sequence[str]) -> tuple[bool, float]:
     """Whether the query token starts a name token, and its best similarity to one."""
     best = 0.0
     prefix = False
+    others = []
     for name_token in name_tokens:
         if name_token.startswith(query_token):
             prefix = True
             best = max(best, 1.0 if name_token == query_token else PREFIX_SCORE)
         else:
-            best = max(best, _ratio(query_token, name_token))
+            others.append(name_token)
+    if others:
+        closest = process.extractOne(query_token, others, scorer=fuzz.ratio)
+        best = max(best, float(closest[1]) / 100)
     return prefix, best
 
 
-def match(candidate: Candidate, query: str) -> Match | None:
-    """How well `query` finds `candidate`, or None when it does not."""
-    wanted = tokens(query)
-    if not wanted:
-        return None
+MAX_QUERY_TOKENS = 8  # words of a query compared: a name has a few; the rest is noise
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """A candidate with what a search compares it by, worked out once: a field's names
+    change only with its registrations (the spectators' search keeps one per version)."""
+
+    candidate: Candidate
+    name_tokens: tuple[str, ...]  # the name's, the local name's, their readings', the id's
+    wholes: tuple[str, ...]  # each form of the name without its spaces
+
+
+def indexed(candidate: Candidate) -> Indexed:
     local = candidate.local_name or ""
     read = readings(local)
     name_tokens = (
         tokens(candidate.name) + tokens(local) + read.tokens + tokens(str(candidate.player))
     )
+    wholes = [
+        "".join(tokens(name)) for name in (candidate.name, local, *read.whole, *read.pinyin) if name
+    ]
+    return Indexed(candidate, tuple(name_tokens), tuple(whole for whole in wholes if whole))
+
+
+def index(candidates: Iterable[Candidate]) -> tuple[Indexed, ...]:
+    return tuple(indexed(candidate) for candidate in candidates)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query, read once for every candidate it is compared with."""
+
+    wanted: tuple[str, ...]
+    # each query token, and its pinyin: a name in Chinese characters typed in the other
+    # script (陈家伟 for 陳家偉, as a Macau hall types both) sounds the same
+    said: tuple[tuple[str, ...], ...]
+    # the query without its spaces ("emiledubois", "山田剛"), and its pinyin
+    typed: tuple[str, ...]
+
+
+def read_query(query: str) -> Query | None:
+    wanted = tuple(tokens(query)[:MAX_QUERY_TOKENS])
+    if not wanted:
+        return None
+    said = tuple((token, *readings(token).pinyin) for token in wanted)
+    joined = "".join(wanted)
+    typed = tuple(form for form in (joined, "".join(readings(joined).pinyin)) if form)
+    return Query(wanted, said, typed)
+
+
+def _matched(entry: Indexed, query: Query) -> Match | None:
     hits = 0
     scores = []
-    for query_token in wanted:
-        # A name in Chinese characters typed in the other script (陈家伟 for 陳家偉, as a
-        # Macau hall types both): its pinyin is the same, and compared with the name's.
-        said = (query_token, *readings(query_token).pinyin)
-        prefix, score = max(_token_score(form, name_tokens) for form in said)
+    for forms in query.said:
+        prefix, score = max(_token_score(form, entry.name_tokens) for form in forms)
         hits += prefix
         scores.append(score)
     similarity = sum(scores) / len(scores)
-    # A name typed without its space ("emiledubois", "山田剛") is compared as a whole too.
-    typed = ("".join(wanted), "".join(readings("".join(wanted)).pinyin))
-    whole = max(
-        _ratio(form, "".join(tokens(name)))
-        for name in (candidate.name, local, *read.whole, *read.pinyin)
-        for form in typed
-        if name and form
-    )
-    similarity = max(similarity, whole)
-    if hits == len(wanted) or similarity >= SIMILAR_ENOUGH:
-        return Match(candidate, hits, similarity)
+    # A name typed without its space is compared as a whole too.
+    if entry.wholes:
+        whole = max(
+            float(process.extractOne(form, entry.wholes, scorer=fuzz.ratio)[1]) / 100
+            for form in query.typed
+        )
+        similarity = max(similarity, whole)
+    if hits == len(query.wanted) or similarity >= SIMILAR_ENOUGH:
+        return Match(entry.candidate, hits, similarity)
     return None
 
 
-def search(candidates: Iterable[Candidate], query: str, limit: int = 20) -> list[Match]:
-    """The best matches for `query`, best first, at most `limit`."""
-    found = [m for c in candidates if (m := match(c, query)) is not None]
+def match(candidate: Candidate, query: str) -> Match | None:
+    """How well `query` finds `candidate`, or None when it does not."""
+    read = read_query(query)
+    return None if read is None else _matched(indexed(candidate), read)
+
+
+def search(candidates: Iterable[Candidate | Indexed], query: str, limit: int = 20) -> list[Match]:
+    """The best matches for `query`, best first, at most `limit`. Candidates given already
+    indexed (`index`) are not read again."""
+    read = read_query(query)
+    if read is None:
+        return []
+    entries = (c if isinstance(c, Indexed) else indexed(c) for c in candidates)
+    found = [m for entry in entries if (m := _matched(entry, read)) is not None]
     found.sort(key=lambda m: m.sort_key)
     return found[:limit]

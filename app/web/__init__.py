@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from app import __version__, metrics
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import OWED_ANSWER, Hub, HubCollector
+from app.services import search
 from app.services.feeds import etag_matches, etag_of
 from app.services.processes import Heartbeat
 from app.services.store import TournamentStore
@@ -274,6 +276,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 hall_zone=app_settings.hall_zone,
                 claim_window=timedelta(seconds=app_settings.claim_window),
             )
+            # Before the first search of a name in Chinese characters (issue 32), beside the
+            # start rather than in its way: a busy machine took seconds over them.
+            threading.Thread(
+                target=search.load_dictionaries, name="search-dictionaries", daemon=True
+            ).start()
             # This process's heartbeat: its claims are released at once if it dies (issue 14).
             heartbeat = Heartbeat(engine, store.clock)
             await asyncio.to_thread(heartbeat.start)

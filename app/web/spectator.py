@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Annotated, Any
 from urllib.parse import quote
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -37,7 +39,8 @@ from app.domain.tournament import RoundState, Tournament
 from app.read.views import PlayerState, States, penalties_of
 from app.services import feeds
 from app.services.errors import NotFound
-from app.services.search import Candidate, search
+from app.services.search import Candidate, Indexed, search
+from app.services.search import index as search_index
 from app.services.store import Listed, TournamentStore
 from app.web import languages
 from app.web.deps import MAX_NUMBER, StoreDep, TournamentsDep
@@ -583,17 +586,38 @@ def home(
     )
 
 
-def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict[str, Any]]:
-    def view(tournament: Tournament, _: int) -> list[Candidate]:
-        return [
+# Each tournament's field indexed for search once per version (issue 32: a search compares
+# every name and its readings, and a reader may search as fast as the limit lets them).
+_indexes: WeakKeyDictionary[TournamentStore, dict[int, tuple[int, tuple[Indexed, ...]]]] = (
+    WeakKeyDictionary()
+)
+_indexes_guard = threading.Lock()
+
+
+def _field_index(store: TournamentStore, tournament_id: int) -> tuple[Indexed, ...]:
+    with _indexes_guard:
+        known = _indexes.setdefault(store, {})
+    held = known.get(tournament_id)
+    version = store.read(tournament_id, lambda _, version: version)
+    if held is not None and held[0] == version:
+        return held[1]
+
+    def view(tournament: Tournament, version: int) -> tuple[int, list[Candidate]]:
+        candidates = [
             Candidate(r.player, r.name, r.country, r.local_name)
             for r in tournament.players.values()
         ]
+        return version, candidates
 
-    # Matched outside the store's read, which holds the tournament's lock that the judges'
-    # writes take: the first search of names in Chinese characters loads the kana and pinyin
-    # dictionaries (about 0.6 s), and a hand must not wait for that.
-    candidates = store.read(tournament_id, view)
+    # Indexed outside the store's read, which holds the tournament's lock that the judges'
+    # writes take: reading every name in Chinese characters takes a few milliseconds.
+    version, candidates = store.read(tournament_id, view)
+    made = search_index(candidates)
+    known[tournament_id] = (version, made)
+    return made
+
+
+def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict[str, Any]]:
     return [
         {
             "id": str(m.candidate.player),
@@ -602,7 +626,7 @@ def _search(store: TournamentStore, tournament_id: int, query: str) -> list[dict
             "local_name": m.candidate.local_name,
             "url": f"/p/{quote(str(m.candidate.player), safe='')}?t={tournament_id}",
         }
-        for m in search(candidates, query)
+        for m in search(_field_index(store, tournament_id), query)
     ]
 
 
