@@ -23,13 +23,14 @@ guessed.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from app.domain import ariari
-from app.domain.hands import PlayerId, wsom_deltas
+from app.domain.hands import DISCARD_SHARE_LIMIT, PlayerId, wsom_deltas
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,21 @@ class FieldTotals:
             level_or_better += seated != player and total >= mine
         return level_or_better < advance
 
+    def over_after_points(
+        self, before: Sequence[int], points: Sequence[int], me: int, advance: int
+    ) -> bool:
+        """over_after_paying() for a hand of whole points: `before` the table's totals in
+        this field's unit (`scaled`), `points` each seat's change, `me` the player's seat.
+        The same count without a mapping made each time: a hall following 1,000 players
+        asks it some forty times a player after every hand (issue 32)."""
+        unit = self.unit
+        mine = before[me] + points[me] * unit
+        level_or_better = len(self.ordered) - bisect.bisect_left(self.ordered, mine)
+        for seat, total in enumerate(before):
+            level_or_better -= total >= mine
+            level_or_better += seat != me and total + points[seat] * unit >= mine
+        return level_or_better < advance
+
     def _over_after_exactly(
         self, deltas: Mapping[PlayerId, Fraction | int], player: PlayerId, advance: int
     ) -> bool:
@@ -120,6 +136,10 @@ class Payoffs:
     # a bigger tsumo can take the dealer below a player a smaller one left behind: every size
     # is tried, smallest first.
     monotone: bool
+    # A WSOM hand's changes as whole points in seat order, by the seats of the winner and the
+    # discarder (None: self-draw): what `pay` says, without a mapping (FieldTotals.
+    # over_after_points). None where a change may be a fraction.
+    points: Callable[[int, int | None, int], tuple[int, ...]] | None = None
 
 
 def wsom_payoffs(seats: Sequence[PlayerId], *, min_value: int, max_value: int) -> Payoffs:
@@ -132,7 +152,23 @@ def wsom_payoffs(seats: Sequence[PlayerId], *, min_value: int, max_value: int) -
         value = min_value + size
         return dict(wsom_deltas(seats, winner, discarder, value)), value
 
-    return Payoffs(max_value - min_value + 1, pay, monotone=True)
+    def points(winner: int, discarder: int | None, size: int) -> tuple[int, ...]:
+        return _wsom_points(len(seats), winner, discarder, min_value + size)
+
+    return Payoffs(max_value - min_value + 1, pay, monotone=True, points=points)
+
+
+@functools.lru_cache(maxsize=65_536)  # 4 seats x 5 discarders x the values of a format
+def _wsom_points(seats: int, winner: int, discarder: int | None, value: int) -> tuple[int, ...]:
+    """rule HS-2, as wsom_deltas pays it, seat by seat: the same few thousand hands for every
+    table, kept once made."""
+    if discarder is None or value <= DISCARD_SHARE_LIMIT:
+        return tuple(3 * value if seat == winner else -value for seat in range(seats))
+    excess = -(3 * value - 2 * DISCARD_SHARE_LIMIT)
+    return tuple(
+        3 * value if seat == winner else excess if seat == discarder else -DISCARD_SHARE_LIMIT
+        for seat in range(seats)
+    )
 
 
 def _ariari_wins(counters: int) -> list[tuple[int, int | None, int | None, str | None]]:
@@ -253,6 +289,17 @@ def needs_at_table(
 
     def through_after(winner: PlayerId, discarder: PlayerId | None) -> Callable[[int], bool]:
         """Whether the player is over the line once that hand of a size is paid."""
+        points = payoffs.points
+        if points is not None:
+            seat_of = {seated: seat for seat, seated in enumerate(seats)}
+            before = [field.scaled[seated] for seated in seats]
+            me, won = seat_of[player], seat_of[winner]
+            lost = None if discarder is None else seat_of[discarder]
+
+            def through_points(size: int) -> bool:
+                return field.over_after_points(before, points(won, lost, size), me, advance)
+
+            return through_points
 
         def through(size: int) -> bool:
             deltas = payoffs.pay(winner, discarder, size)[0]

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain import ariari
-from app.domain.hands import Discard, HandResult, PlayerId, SelfDraw, settle
-from app.domain.needs import ariari_needs, needs, over_the_line
+from app.domain.hands import Discard, HandResult, PlayerId, SelfDraw, settle, wsom_deltas
+from app.domain.needs import FieldTotals, ariari_needs, needs, over_the_line, wsom_payoffs
 
 BOUNDS = {"min_value": 5, "max_value": 320}  # rule HS-3
 
@@ -280,3 +280,32 @@ def _check_loss(
     else:
         assert all(over for value, over in outcomes if value <= stated)
         assert any(not over for value, over in outcomes if value > stated)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rounds,
+    st.integers(0, 3),
+    st.one_of(st.none(), st.integers(0, 3)),
+    st.integers(BOUNDS["min_value"], BOUNDS["max_value"]),
+)
+def test_the_whole_point_count_agrees_with_the_paid_hand(
+    drawn: tuple[list[int], int, int], winner: int, discarder: int | None, value: int
+) -> None:
+    """issue 32: FieldTotals.over_after_points, the search's shortcut for a WSOM hand, says
+    what over_after_paying says of the same hand paid by rule HS-2 (wsom_deltas)."""
+    totals, table, advance, player = _setup(drawn)
+    if discarder == winner:
+        discarder = None
+    field = FieldTotals(totals)
+    by_seat = wsom_payoffs(table, **BOUNDS)
+    assert by_seat.points is not None
+    points = by_seat.points(winner, discarder, value - BOUNDS["min_value"])
+    deltas = dict(
+        wsom_deltas(table, table[winner], None if discarder is None else table[discarder], value)
+    )
+    assert points == tuple(deltas[seated] for seated in table)
+    before = [field.scaled[seated] for seated in table]
+    assert field.over_after_points(before, points, table.index(player), advance) == (
+        field.over_after_paying(deltas, player, advance)
+    )
