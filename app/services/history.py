@@ -45,6 +45,10 @@ from app.services.reports import round_state
 from app.services.store import TournamentStore
 
 CHECKPOINT = 2000  # lines between two pickled copies of the replayed tournament
+# The pickled copies kept per tournament, at most (issue 32: a reader jumping to moment after
+# moment must not grow the server without end): the least recently used go first, and a
+# moment after one that went starts from an earlier copy, a little slower.
+CHECKPOINT_BYTES = 128 * 1024 * 1024
 ANSWERS = 64  # reports kept per tournament
 _EARLIEST = datetime.min.replace(tzinfo=UTC)  # the time of a line that has none
 
@@ -57,7 +61,9 @@ class _History:
     versions: list[int] = field(default_factory=list)  # the version each line committed as
     reach: list[datetime] = field(default_factory=list)  # latest time of lines[: i + 1]
     first_time: datetime | None = None
-    checkpoints: dict[int, bytes] = field(default_factory=dict)  # lines applied -> pickle
+    # lines applied -> pickle, least recently used first, CHECKPOINT_BYTES at most in all
+    checkpoints: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
+    checkpoint_bytes: int = 0
     cursor: Tournament | None = None
     cursor_lines: int = 0
     answers: OrderedDict[int, dict[str, Any]] = field(default_factory=OrderedDict)
@@ -86,6 +92,8 @@ class _History:
     def tournament_at(self, lines: int) -> Tournament:
         """The tournament after the log's first `lines` lines."""
         start = max((n for n in self.checkpoints if n <= lines), default=0)
+        if start:
+            self.checkpoints.move_to_end(start)
         # back from the cursor, or further forward than a checkpoint nearer the moment: from
         # that checkpoint (bytes this process pickled from the log above)
         if self.cursor is None or not start <= self.cursor_lines <= lines:
@@ -99,9 +107,16 @@ class _History:
         for number in range(self.cursor_lines, lines):
             apply_line(tournament, self.bodies[number])
             if (number + 1) % CHECKPOINT == 0 and number + 1 not in self.checkpoints:
-                self.checkpoints[number + 1] = pickle.dumps(tournament, pickle.HIGHEST_PROTOCOL)
+                self._keep(number + 1, pickle.dumps(tournament, pickle.HIGHEST_PROTOCOL))
         self.cursor_lines = lines
         return tournament
+
+    def _keep(self, lines: int, pickled: bytes) -> None:
+        self.checkpoints[lines] = pickled
+        self.checkpoint_bytes += len(pickled)
+        while self.checkpoint_bytes > CHECKPOINT_BYTES and len(self.checkpoints) > 1:
+            _, dropped = self.checkpoints.popitem(last=False)
+            self.checkpoint_bytes -= len(dropped)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ sentence naming the field."""
 from __future__ import annotations
 
 import json
+import pickle
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from app.domain.log import format_time
 from app.domain.replay import replay_lines, standings_report
+from app.services import history
 from app.services.store import TournamentStore
 from tests.integration.judging_setup import (
     Setup,
@@ -197,3 +199,28 @@ def test_a_page_out_of_bounds_is_refused_naming_the_field(
     answer = at(client, dated, "2026-11-29T09:15:00Z", query)
     assert answer.status_code == 422, answer.text
     assert field in json.dumps(answer.json())
+
+
+def test_the_snapshots_kept_for_moments_are_bounded_and_the_answers_stay_exact(
+    client: TestClient, store: TournamentStore, dated: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a reader jumping to moment after moment must not grow the server without end:
+    the pickled copies of a tournament are kept within CHECKPOINT_BYTES, the least recently
+    used dropped first, and a moment after a dropped one is still the log replayed up to it."""
+    monkeypatch.setattr(history, "CHECKPOINT", 4)  # a copy every 4 lines of the club's log
+    monkeypatch.setattr(history, "ANSWERS", 1)  # every moment replayed, none answered from memory
+    lines = store.export(dated)
+    largest = len(pickle.dumps(replay_lines(lines), pickle.HIGHEST_PROTOCOL))  # the last copy
+    monkeypatch.setattr(history, "CHECKPOINT_BYTES", 2 * largest)
+    first = at(client, dated, "2026-11-29T11:00:00Z")  # every line: a copy every 4
+    assert first.status_code == 200
+    kept = history._histories[client.app_state["store"]][dated]
+    assert 1 <= len(kept.checkpoints) < len(lines) // 4  # the older copies were dropped
+    moments = [START + timedelta(minutes=minutes) for minutes in range(0, 130, 5)]
+    for moment in [*moments[::-1], *moments[::3]]:  # within SCOREBOARD_MOMENTS_PER_ADDRESS
+        answer = at(client, dated, format_time(moment))
+        assert answer.status_code == 200, answer.text
+        (shown,) = answer.json()["rounds"]
+        assert shown["standings"] == oracle(lines, moment, shown["round"]), moment
+        assert kept.checkpoint_bytes == sum(map(len, kept.checkpoints.values()))
+        assert kept.checkpoint_bytes <= 2 * largest
