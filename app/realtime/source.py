@@ -1,6 +1,6 @@
 """What the live feed needs of the store, and nothing more: a `typing.Protocol`.
 
-The feed reads a tournament's state and version and hears of every commit; the store
+The feed follows a tournament's log and version and hears of every commit; the store
 (`app.services.store.TournamentStore`) provides that. Written down here, in the feed's own
 terms, `realtime` never imports `services` and `services` never imports `realtime` (the
 import-linter contracts in pyproject.toml): the app factory hands the one to the other.
@@ -8,16 +8,13 @@ import-linter contracts in pyproject.toml): the app factory hands the one to the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol, TypeVar
-
-from app.domain.tournament import Tournament
-
-T = TypeVar("T")
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 
 class Commit(Protocol):
-    """A committed change: the tournament is now at `version` (STYLE.md, convention 5)."""
+    """A committed change: the tournament is now at `version` (STYLE.md, convention 5), its
+    log `lines` appended from line `first_seq` on."""
 
     @property
     def tournament_id(self) -> int: ...
@@ -25,21 +22,35 @@ class Commit(Protocol):
     @property
     def version(self) -> int: ...
 
+    @property
+    def first_seq(self) -> int: ...
+
+    @property
+    def lines(self) -> tuple[str, ...]: ...
+
+
+class StoredLine(Protocol):
+    """A log line as the database keeps it: its place in the log and its commit's version."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def body(self) -> str: ...
+
 
 class TournamentSource(Protocol):
-    def read(self, tournament_id: int, view: Callable[[Tournament, int], T]) -> T:
-        """`view(tournament, version)` on the up-to-date state."""
-        ...
-
-    def read_cached(
-        self, tournament_id: int, view: Callable[[Tournament, int], T], at_least: int
-    ) -> tuple[T] | None:
-        """`(view(tournament, version),)` on a state of version `at_least` or later held in
-        memory, without waiting; None when there is none."""
+    def lines_after(self, tournament_id: int, seq: int) -> Sequence[StoredLine]:
+        """The tournament's log lines after the first `seq`, in order (the live feed's own
+        copy follows the log with them: app/realtime/replica.py)."""
         ...
 
     def version(self, tournament_id: int) -> int:
-        """The tournament's version, as read() sees it."""
+        """The tournament's version, once this process has caught up with the log; raises
+        the store's NotFound for no such tournament."""
         ...
 
     def stored_version(self, tournament_id: int) -> int | None:

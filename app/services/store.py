@@ -252,23 +252,11 @@ class TournamentStore:
             cached = self._catch_up(tournament_id)
             return view(cached.tournament, cached.version)
 
-    def read_cached(
-        self, tournament_id: int, view: Callable[[Tournament, int], T], at_least: int
-    ) -> tuple[T] | None:
-        """`(view(tournament, version),)` on the cached state, without the database, if it
-        holds version `at_least` or a later one and no write is under way; None otherwise.
-        It never waits, so the event loop may call it: the live feed reads the state a
-        commit in this process left, without a thread and a query in between."""
-        lock = self._lock(tournament_id, create=False)
-        if lock is None or not lock.acquire(blocking=False):
-            return None
-        try:
-            cached = self._cache.get(tournament_id)
-            if cached is None or cached.version < at_least:
-                return None
-            return (view(cached.tournament, cached.version),)
-        finally:
-            lock.release()
+    def lines_after(self, tournament_id: int, seq: int) -> list[LogLine]:
+        """The log's lines after its first `seq`, in order: how another copy of the
+        tournament follows the log (the live feed's, app/realtime/replica.py)."""
+        with Session(self.engine) as session:
+            return list(queries.lines_after(session, tournament_id, seq))
 
     def rebuild(self, tournament_id: int) -> Tournament:
         """Forget the cache and replay the whole log: the proof the cache is derived."""

@@ -10,6 +10,7 @@ import gc
 import json
 import weakref
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,9 @@ from websockets.frames import Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from app.domain.replay import apply_line, replay_lines
-from app.domain.tournament import Tournament
 from app.realtime import hub as hub_module
 from app.realtime.hub import SEND_SLICE, Connection, Feed, Hub, Wires
+from app.realtime.replica import Replica
 
 CLUB_LOG = Path(__file__).resolve().parents[2] / "examples" / "club.jsonl"
 
@@ -130,17 +130,24 @@ def test_without_a_direct_writer_every_frame_goes_through_the_queue() -> None:
 # -- a flush, slice by slice ------------------------------------------------------------------
 
 
-class CachedStore:
-    """The store as the feed sees it after a commit of its own process: a tournament state,
-    read in the event loop (TournamentStore.read_cached)."""
+@dataclass(frozen=True)
+class Line:
+    seq: int
+    version: int
+    body: str
 
-    def __init__(self, tournament: Tournament, version: int) -> None:
-        self.tournament = tournament
-        self.version = version
 
-    def read_cached(self, _: int, view: Any, at_least: int) -> tuple[Any] | None:
-        assert self.version >= at_least
-        return (view(self.tournament, self.version),)
+class LogStore:
+    """The store as the feed's copy follows it: a log whose lines carry their versions."""
+
+    def __init__(self, lines: list[str], version: int) -> None:
+        self.lines = [Line(seq, version, body) for seq, body in enumerate(lines, start=1)]
+
+    def append(self, body: str, version: int) -> None:
+        self.lines.append(Line(len(self.lines) + 1, version, body))
+
+    def lines_after(self, _: int, seq: int) -> list[Line]:
+        return self.lines[seq:]
 
 
 def test_a_flush_lets_the_loop_run_between_slices_and_no_heartbeat_runs_ahead() -> None:
@@ -149,18 +156,16 @@ def test_a_flush_lets_the_loop_run_between_slices_and_no_heartbeat_runs_ahead() 
     still waiting hold, never the one whose change has not reached them yet."""
     lines = CLUB_LOG.read_text(encoding="utf-8").splitlines()
     first_hand = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "hand")
-    tournament = replay_lines(lines[:first_hand])
 
     async def scenario() -> None:
-        store = CachedStore(tournament, 7)
+        store = LogStore(lines[:first_hand], 7)
         hub = Hub(store, send_timeout=10.0, close_grace=5.0)  # type: ignore[arg-type]
-        feed = Feed(1, hub)
+        feed = Feed(1, hub, Replica(store, 1))  # type: ignore[arg-type]
         sockets = [Socket() for _ in range(SEND_SLICE + 3)]
         for socket in sockets:
             feed._join(connection(socket), "standings", None)
         await feed._flush(7)  # the state the clients hold
-        apply_line(tournament, lines[first_hand])
-        store.version = 8
+        store.append(lines[first_hand], 8)
 
         flush = asyncio.create_task(feed._flush(8))
         seen: list[tuple[int, int]] = []  # (clients holding the change, heartbeat version)
@@ -207,7 +212,7 @@ def test_a_client_that_left_is_held_by_none_of_the_hubs_rounds(
         hub = Hub(QuietStore(), send_timeout=10.0, close_grace=5.0)  # type: ignore[arg-type]
         await hub.start()
         try:
-            feed = Feed(1, hub)
+            feed = Feed(1, hub, Replica(hub.store, 1))
             hub.feeds[1] = feed
             client = connection(Socket())
             feed.connections.add(client)
@@ -245,7 +250,7 @@ def test_a_channel_is_kept_for_the_linger_after_its_last_client_then_forgotten(
 ) -> None:
     async def scenario() -> None:
         hub = Hub(QuietStore(), send_timeout=10.0, close_grace=5.0, linger=linger)  # type: ignore[arg-type]
-        feed = Feed(1, hub)
+        feed = Feed(1, hub, Replica(hub.store, 1))
         phone = connection(Socket())
         feed._join(phone, "standings", 7)
         feed.states["standings"] = (7, None)  # type: ignore[assignment]
