@@ -225,6 +225,28 @@ class Settings(BaseSettings):
     writes_per_address: str = "12000/minute"  # a hall behind NAT: 256 tablets replaying
     rate_limit_key_prefix: str = "scoreboard"  # of the counters' keys in Redis
 
+    # -- the lanes (issue 32: no anonymous client, alone or combined, slows a judge's hand) --
+    # Which lane this process serves (app/web/lanes.py): `all` on its own; behind the proxy,
+    # `judges` (every write and the judges', head judge's and organizer's pages) and `public`
+    # (what spectators, hall screens and TV graphics read), each in processes of its own.
+    # `scoreboard serve --role` sets it.
+    role: Literal["all", "judges", "public"] = "all"
+    # The nice value a `public` process takes at start (0 to 19): when the machine is short
+    # of CPU, the operating system runs the judges' processes first (docs/security.md).
+    public_nice: int = Field(default=10, ge=0, le=19)
+    # Public reads per address (app/web/public_answers.py), counted in each process's memory:
+    # every read; searches by name; standings at a moment (`?at=`, the time slider); the
+    # whole log. A hall behind NAT, where every phone shares one address, raises them.
+    public_reads_per_address: str = "1200/minute"
+    searches_per_address: str = "60/minute"
+    moments_per_address: str = "60/minute"
+    log_downloads_per_address: str = "30/minute"
+    # Public answers made at once (the rest wait, up to the queue; past it, 503), and the
+    # memory the answers kept for their version may take.
+    public_concurrency: int = Field(default=2, ge=1, le=64)
+    public_queue: int = Field(default=256, ge=0, le=100_000)
+    public_cache_bytes: int = Field(default=64 * 1024 * 1024, ge=1024 * 1024)
+
     @field_validator("public_url")
     @classmethod
     def _public_url_is_an_address(cls, url: str | None) -> str | None:
@@ -250,6 +272,10 @@ class Settings(BaseSettings):
         "writes_per_address",
         "checkin_failures_per_player",
         "checkin_failures_per_address",
+        "public_reads_per_address",
+        "searches_per_address",
+        "moments_per_address",
+        "log_downloads_per_address",
     )
     @classmethod
     def _is_a_rate(cls, rate: str) -> str:

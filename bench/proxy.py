@@ -54,8 +54,12 @@ def ready_through(proxy: Proxy, timeout: float = 10.0) -> httpx.Response:
 
 
 @contextlib.contextmanager
-def proxy_in_front_of(ports: list[int], folder: Path) -> Iterator[Proxy]:
-    """Caddy in front of the processes on `ports`, once it answers /api/ready through them."""
+def proxy_in_front_of(
+    ports: list[int], folder: Path, public_ports: list[int] | None = None
+) -> Iterator[Proxy]:
+    """Caddy in front of the processes on `ports`, once it answers /api/ready through them.
+    With `public_ports`, the public lane goes to those and the judges' lane to `ports`
+    (deploy/Caddyfile, issue 32); without, every request may go to any of `ports`."""
     program = caddy()
     if program is None:
         raise RuntimeError("no caddy on this machine (Debian's package `caddy`)")
@@ -68,7 +72,10 @@ def proxy_in_front_of(ports: list[int], folder: Path) -> Iterator[Proxy]:
         "SCOREBOARD_SITE": HOST,
         "SCOREBOARD_HTTPS_PORT": str(https_port),
         "SCOREBOARD_HTTP_PORT": str(http_port),
-        "SCOREBOARD_UPSTREAMS": " ".join(f"{HOST}:{port}" for port in ports),
+        "SCOREBOARD_JUDGES_UPSTREAMS": " ".join(f"{HOST}:{port}" for port in ports),
+        "SCOREBOARD_PUBLIC_UPSTREAMS": " ".join(
+            f"{HOST}:{port}" for port in (ports if public_ports is None else public_ports)
+        ),
         # the health check every half second with 1 s to answer, not 2 s and 3 s: the same
         # check, a shorter wait
         "SCOREBOARD_HEALTH_INTERVAL": "500ms",

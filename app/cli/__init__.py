@@ -7,6 +7,7 @@ commands that use them (issue 15; tests/integration/test_cli_imports.py holds it
 """
 
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -63,6 +64,24 @@ WorkersOption = Annotated[
 ]
 
 
+class Role(StrEnum):
+    """`serve --role`: the lanes of app/web/lanes.py (issue 32)."""
+
+    all = "all"
+    judges = "judges"
+    public = "public"
+
+
+RoleOption = Annotated[
+    Role | None,
+    typer.Option(
+        help="The lane this process serves behind the proxy: judges (every write, the judges' "
+        "and organizer's pages) or public (what spectators, screens and TV read); all, alone "
+        "(default: SCOREBOARD_ROLE or all; docs/security.md)",
+    ),
+]
+
+
 @cli.command()
 def serve(
     host: HostOption = None,
@@ -70,13 +89,16 @@ def serve(
     ssl_certfile: SslCertOption = None,
     ssl_keyfile: SslKeyOption = None,
     workers: WorkersOption = 1,
+    role: RoleOption = None,
 ) -> None:
     """Start the server.
 
     On SQLite ./scoreboard.db unless SCOREBOARD_DATABASE_URL says otherwise."""
     from app.cli import serving
 
-    serving.serve(host, port, ssl_certfile, ssl_keyfile, workers)
+    serving.serve(
+        host, port, ssl_certfile, ssl_keyfile, workers, None if role is None else role.value
+    )
 
 
 # --- Other commands ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import contextlib
 import gc
 import logging
+import os
 from pathlib import Path
 
 import typer
@@ -27,7 +28,12 @@ def serve(
     ssl_certfile: Path | None,
     ssl_keyfile: Path | None,
     workers: int = 1,
+    role: str | None = None,
 ) -> None:
+    if role is not None:
+        # In the environment, so that every worker process reads the same (serving_app).
+        os.environ["SCOREBOARD_ROLE"] = role
+        get_settings.cache_clear()
     try:
         settings = get_settings()
     except ValidationError as error:
@@ -46,6 +52,16 @@ def serve(
             err=True,
         )
         raise typer.Exit(code=2)
+    if settings.role != "all" and not settings.redis_url:
+        # A lane's process serves what the other lane's processes write: it hears of their
+        # commits through Redis, as the feed of several processes does.
+        typer.echo(
+            f"scoreboard: --role {settings.role} needs SCOREBOARD_REDIS_URL: the judges' and "
+            "the public's processes hear of each other's commits through Redis "
+            "(docs/security.md)",
+            err=True,
+        )
+        raise typer.Exit(code=2)
     as_json = settings.log_format == "json"
     if as_json:
         # this process's lines (a supervisor's, with workers), its secrets masked
@@ -61,6 +77,13 @@ def serve(
     low = raise_open_files_limit(settings)  # before anything opens a socket
     if low is not None:
         say(low)
+    if settings.role == "public":
+        # The operating system runs the judges' processes first when the machine is short of
+        # CPU (issue 32): a reader process is one a hostile spectator can keep busy.
+        niceness = os.nice(settings.public_nice)
+        say(f"the public lane's process runs at nice {niceness} (SCOREBOARD_PUBLIC_NICE)")
+    elif settings.role == "judges":
+        say("the judges' lane's process: the proxy sends it every write (deploy/Caddyfile)")
     bound_host = host if host is not None else settings.host
     bound_port = port if port is not None else settings.port
     # Where the tablets and phones can open it: the address the QR codes should carry.

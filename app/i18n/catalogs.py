@@ -51,6 +51,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "services/*.py",
         "web/deps.py",
         "web/guards.py",
+        "web/lanes.py",
+        "web/public_answers.py",
         "web/judges.py",
         "web/head_judge.py",
         "web/admin.py",

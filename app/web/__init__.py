@@ -32,7 +32,9 @@ from app.web.guards import (
     refuse_guessers,
 )
 from app.web.health import ReadinessCheck
+from app.web.lanes import public_only
 from app.web.logs import log_request, redact_tokens_in_server_logs, request_id_of
+from app.web.public_answers import PublicAnswers, answering_public
 
 
 class AppState(TypedDict):
@@ -44,6 +46,7 @@ class AppState(TypedDict):
     rate_limits: RateLimits
     readiness: ReadinessCheck
     metrics: CollectorRegistry  # this app's own collectors (the live feed's), for /metrics
+    public_answers: PublicAnswers  # the public lane's limits, kept answers and places
 
 
 class ScoreboardApp(FastAPI):
@@ -57,13 +60,20 @@ class ScoreboardApp(FastAPI):
         if self.front is None:
             # A write is counted against its limits once answered, by its status (issue 32).
             counted = count_writes(answers_first(super().__call__))
-            self.front = timed(limit_bodies(refuse_guessers(counted), self.settings))
+            guarded = limit_bodies(refuse_guessers(counted), self.settings)
+            if self.settings.role == "public":
+                guarded = public_only(guarded)  # issue 32: the judges' lane is not served here
+            self.front = timed(guarded)
         await self.front(scope, receive, send)
 
     def build_middleware_stack(self) -> ASGIApp:
         # The live feed's websockets skip the middleware and the routers (live.feed_first).
         # The reader's language is settled before any route composes a sentence (issue 17).
-        stack = languages.speaking_reader(super().build_middleware_stack(), self.settings.language)
+        # The public lane's reads are limited, kept and bounded in the reader's language
+        # (app/web/public_answers.py, issue 32).
+        stack = languages.speaking_reader(
+            answering_public(super().build_middleware_stack()), self.settings.language
+        )
         return live.feed_first(head_as_get(revalidated(stack)))
 
 
@@ -308,6 +318,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 channel=app_settings.redis_channel,
             )
             await backplane.start()  # it subscribes to the store's commits too
+        # The store's clock as it is when asked (a test moves it by hand).
+        public_answers = PublicAnswers(app_settings, store.tournaments, lambda: store.clock())
+        store.subscribe(public_answers.committed)
+        hub.heard.append(public_answers.heard)
         own_metrics = CollectorRegistry(auto_describe=True)
         own_metrics.register(HubCollector(hub))
         try:
@@ -323,6 +337,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     heartbeat.identity.id,
                 ),
                 metrics=own_metrics,
+                public_answers=public_answers,
             )
         finally:
             if backplane is not None:

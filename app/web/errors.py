@@ -60,6 +60,21 @@ class Problem(BaseModel):
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {"model": Problem} for status in (401, 403, 404, 409, 413, 422, 429)
 }
+# What any public read may also answer (issue 32; app/web/public_answers.py): more reads of
+# its kind from one address than their limit, or every place for public work taken.
+PUBLIC_READ_RESPONSES: dict[int | str, dict[str, object]] = {
+    429: {
+        "model": Problem,
+        "description": "Too many reads of this kind from this address (its limit per address: "
+        "SCOREBOARD_PUBLIC_READS_PER_ADDRESS, _SEARCHES_, _MOMENTS_, _LOG_DOWNLOADS_); "
+        "Retry-After says when",
+    },
+    503: {
+        "model": Problem,
+        "description": "The server is busy answering other readers "
+        "(SCOREBOARD_PUBLIC_QUEUE); Retry-After says when to ask again",
+    },
+}
 # Seconds a client is told to wait before it sends a request again that the database could
 # not take in time (503): about one lock timeout (app/db/engine.py).
 RETRY_AFTER_BUSY = 1

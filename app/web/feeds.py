@@ -66,7 +66,7 @@ from app import i18n
 from app.domain.errors import MalformedInput, say
 from app.services import feeds
 from app.web.deps import StoreDep, TournamentId
-from app.web.errors import PROBLEM_RESPONSES
+from app.web.errors import PROBLEM_RESPONSES, PUBLIC_READ_RESPONSES
 
 router = APIRouter(tags=["feeds"])
 
@@ -106,6 +106,7 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "No such tournament, feed (name), player or format (extension)",
     },
     422: {**PROBLEM_RESPONSES[422], "description": "A tournament id out of range"},
+    **PUBLIC_READ_RESPONSES,
 }
 
 

@@ -34,13 +34,16 @@ from app.services.errors import NotFound
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore
 from app.web.deps import RoundParam, StoreDep, TableNumber, TournamentId, TournamentsDep
-from app.web.errors import PROBLEM_RESPONSES
+from app.web.errors import PROBLEM_RESPONSES, PUBLIC_READ_RESPONSES
 
 # No credential, so no 401 or 403: a tournament, round or player that is not there, or bad input.
 router = APIRouter(
     prefix="/api/tournaments",
     tags=["public"],
-    responses={status: PROBLEM_RESPONSES[status] for status in (404, 409, 422)},
+    responses={
+        **{status: PROBLEM_RESPONSES[status] for status in (404, 409, 422)},
+        **PUBLIC_READ_RESPONSES,
+    },
 )
 
 # -- the answers -----------------------------------------------------------------------

@@ -28,9 +28,9 @@ from typing import Any
 
 import httpx
 import pytest
+from app_routes import api_routes
 from e2e_support import wait_for
 from fastapi.responses import HTMLResponse
-from fastapi.routing import APIRoute
 from i18n_support import unmarked_text
 from test_overlay_languages import OVERLAYS
 
@@ -85,10 +85,8 @@ def context(browser: Any) -> Iterator[Any]:
 def _html_routes() -> set[str]:
     return {
         route.path
-        for route in create_app().routes
-        if isinstance(route, APIRoute)
-        and route.response_class is HTMLResponse
-        and "GET" in route.methods
+        for route in api_routes(create_app().routes)
+        if route.response_class is HTMLResponse and "GET" in route.methods
     }
 
 

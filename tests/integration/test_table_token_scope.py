@@ -4,11 +4,8 @@ nothing. The routes are read from the app itself, so a route added later is walk
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
-from fastapi.routing import APIRoute
+from app_routes import api_routes, calls
 from fastapi.testclient import TestClient
 from judging_setup import Setup, club_opening, open_tournament
 
@@ -16,27 +13,11 @@ from app.services.store import TournamentStore
 from app.web import create_app
 from app.web.deps import require_admin, require_judge
 
-
-def _routes(routes: Any) -> Iterator[APIRoute]:
-    for route in routes:
-        if isinstance(route, APIRoute):
-            yield route
-        yield from _routes(getattr(route, "routes", ()))
-        if (included := getattr(route, "original_router", None)) is not None:
-            yield from _routes(included.routes)
-
-
-def _calls(dependant: Any) -> Iterator[Any]:
-    yield dependant.call
-    for each in dependant.dependencies:
-        yield from _calls(each)
-
-
-ROUTES = list(_routes(create_app().routes))
+ROUTES = list(api_routes(create_app().routes))
 ADMIN_ROUTES = [
     (method, route.path)
     for route in ROUTES
-    if require_admin in set(_calls(route.dependant))
+    if require_admin in set(calls(route.dependant))
     for method in sorted(route.methods - {"HEAD"})
 ]
 
@@ -65,7 +46,7 @@ def test_every_write_needs_the_admin_token_or_a_table_token() -> None:
         (sorted(route.methods), route.path)
         for route in ROUTES
         if route.methods - {"GET", "HEAD"}
-        and not {require_admin, require_judge} & set(_calls(route.dependant))
+        and not {require_admin, require_judge} & set(calls(route.dependant))
         and not {(method, route.path) for method in route.methods} <= SLIP_CODE_WRITES
     ]
     assert unguarded == []

@@ -1,0 +1,186 @@
+"""The lanes behind the proxy (issue 32), as compose.yaml runs them: Caddy with
+deploy/Caddyfile in front of a `scoreboard serve --role judges` and a `--role public`
+process, on one PostgreSQL and one Redis.
+
+Through the proxy's one address: a judge's hand, the organizer's console and the tablet's
+page reach the judges' process, and never the public's; every public read reaches the
+public's process, and never the judges'; a hand entered through the judges' lane reaches
+the public's answers and feed; and the public process runs at the nice value the settings
+give it, below the judges'."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from app.services.store import TournamentStore
+from bench.load import RoundOne, free_port, hand_headers, hands_url, in_own_schema
+from bench.proxy import Proxy, proxy_in_front_of
+from tests.integration.conftest import postgres_url
+from tests.integration.live_setup import (
+    ADMIN_TOKEN,
+    LiveServer,
+    Tournament,
+    open_tournament,
+    redis_url,
+    with_database_number,
+)
+from tests.integration.test_live_backplane import organizer_store
+from tests.integration.test_production_set import require_caddy
+
+
+@dataclass
+class Lanes:
+    proxy: Proxy
+    judges: LiveServer
+    public: LiveServer
+    tournament: Tournament
+    generated: RoundOne
+
+
+@pytest.fixture(scope="module")
+def lanes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lanes]:
+    require_caddy()
+    tmp_path = tmp_path_factory.mktemp("lanes")
+    database_url = in_own_schema(postgres_url(), "lanes")
+    stores = organizer_store(database_url)
+    store: TournamentStore = next(stores)
+    generated = RoundOne.generate(players=16, seed=32)
+    tournament = open_tournament(store, generated.setup_lines, generated.tables)
+    redis = with_database_number(redis_url(), 6)
+    judges = LiveServer(
+        database_url, free_port(), tmp_path / "judges.log", redis, ["--role", "judges"]
+    )
+    public = LiveServer(
+        database_url, free_port(), tmp_path / "public.log", redis, ["--role", "public"]
+    )
+    try:
+        judges.start()
+        public.start()
+        with proxy_in_front_of([judges.port], tmp_path / "caddy", [public.port]) as proxy:
+            yield Lanes(proxy, judges, public, tournament, generated)
+    finally:
+        public.stop()
+        judges.stop()
+        stores.close()
+
+
+def served(server: LiveServer, method: str, path: str) -> bool:
+    """Whether the process's access log holds a line of this request."""
+    line = re.compile(rf'"{method} {re.escape(path)} HTTP/[0-9.]+" \d+')
+    return line.search(server.log_path.read_text(errors="replace")) is not None
+
+
+def eventually(condition: object, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_each_request_reaches_the_process_of_its_lane(lanes: Lanes) -> None:
+    proxy, tid = lanes.proxy, lanes.tournament.tid
+    first = lanes.generated.hands[lanes.generated.tables[0]][0]
+    table = first["table"]
+    with httpx.Client(base_url=proxy.base_url, verify=proxy.tls(), timeout=10) as http:
+        entered = http.post(
+            hands_url("", tid),
+            json=first,
+            headers=hand_headers(lanes.tournament.tokens[table], "l1"),
+        )
+        assert entered.status_code == 201, entered.text
+        admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+        judges_reads = ["/judge", "/admin", f"/api/tournaments/{tid}/tokens", f"/head-judge/{tid}"]
+        for path in judges_reads:
+            answer = http.get(path, headers=admin)
+            assert answer.status_code != 421, (path, answer.text)  # never the public's
+        public_reads = [
+            f"/api/tournaments/{tid}/standings",
+            f"/hall/{tid}",
+            f"/feeds/{tid}/standings.json",
+            f"/overlay/{tid}/top",
+            "/",
+        ]
+        for path in public_reads:
+            assert http.get(path).status_code == 200, path
+        # the hand, through the judges' lane, is in the public lane's answer
+        standings = http.get(f"/api/tournaments/{tid}/standings").json()
+        assert standings["version"] >= entered.json()["version"]
+    hands = f"/api/tournaments/{tid}/hands"
+    assert eventually(lambda: served(lanes.judges, "POST", hands))
+    assert not served(lanes.public, "POST", hands)
+    for path in judges_reads:
+        assert eventually(lambda path=path: served(lanes.judges, "GET", path)), path
+        assert not served(lanes.public, "GET", path), path
+    for path in public_reads:
+        assert eventually(lambda path=path: served(lanes.public, "GET", path)), path
+        assert not served(lanes.judges, "GET", path), path
+
+
+def test_a_hand_reaches_the_public_lanes_feed(lanes: Lanes) -> None:
+    """The public process hears of the judges' commits through Redis, as several processes'
+    feeds do: a phone following the standings on the public lane gets the hand at once."""
+    proxy, tid = lanes.proxy, lanes.tournament.tid
+    second = lanes.generated.hands[lanes.generated.tables[1]][0]
+
+    async def scenario() -> None:
+        async with connect(proxy.ws_url(tid, "standings"), ssl=proxy.tls()) as phone:
+            snapshot = None
+            while snapshot is None:
+                message = json.loads(await asyncio.wait_for(phone.recv(), 10))
+                snapshot = message if message["type"] == "snapshot" else None
+            async with httpx.AsyncClient(
+                base_url=proxy.base_url, verify=proxy.tls(), timeout=10
+            ) as http:
+                token = lanes.tournament.tokens[second["table"]]
+                entered = await http.post(
+                    hands_url("", tid), json=second, headers=hand_headers(token, "l2")
+                )
+                assert entered.status_code == 201, entered.text
+                version = entered.json()["version"]
+            while True:
+                message = json.loads(await asyncio.wait_for(phone.recv(), 10))
+                if message["type"] == "change" and message["version"] >= version:
+                    return
+
+    asyncio.run(scenario())
+
+
+def nice_of(pid: int) -> int:
+    """The process's nice value (proc(5): the 19th field of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[16])
+
+
+def test_the_public_process_yields_the_cpu_to_the_judges(lanes: Lanes) -> None:
+    assert lanes.judges.process is not None and lanes.public.process is not None
+    judges, public = nice_of(lanes.judges.process.pid), nice_of(lanes.public.process.pid)
+    assert public - judges == 10  # SCOREBOARD_PUBLIC_NICE
+    assert "runs at nice" in lanes.public.log
+
+
+def test_a_lane_without_redis_is_refused_at_start(tmp_path: Path) -> None:
+    """A lane's process hears of the other lane's commits through Redis: without it, it
+    would serve a public lane that never moves."""
+    server = LiveServer(
+        f"sqlite:///{tmp_path / 'scoreboard.db'}",
+        free_port(),
+        tmp_path / "public.log",
+        options=["--role", "public"],
+    )
+    with pytest.raises(RuntimeError, match="exited with 2"):
+        server.start()
+    assert "--role public needs SCOREBOARD_REDIS_URL" in server.log_path.read_text()
+    assert os.environ.get("SCOREBOARD_ROLE") is None

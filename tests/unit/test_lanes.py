@@ -1,0 +1,94 @@
+"""Which lane a request takes (issue 32; app/web/lanes.py), and the proxy's copy of the rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_routes import api_routes, calls
+
+from app.web import create_app
+from app.web.lanes import _JUDGES_READS, JUDGES, PUBLIC, lane_of
+
+CADDYFILE = Path(__file__).parents[2] / "deploy" / "Caddyfile"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "lane"),
+    [
+        # every write is the judges', whoever sends it (a token guess, a player's check-in)
+        ("POST", "/api/tournaments/1/hands", JUDGES),
+        ("POST", "/api/tournaments/1/corrections", JUDGES),
+        ("POST", "/api/tournaments/1/deals", JUDGES),
+        ("POST", "/api/tournaments/1/players", JUDGES),
+        ("POST", "/api/tournaments/import", JUDGES),
+        ("POST", "/api/tournaments/1/check-in", JUDGES),
+        ("POST", "/p/P0001/check-in", JUDGES),
+        ("DELETE", "/api/tournaments/1/tokens/3", JUDGES),
+        ("PUT", "/anything", JUDGES),
+        # the judges', the head judge's, the scorer's and the organizer's own reads
+        ("GET", "/judge", JUDGES),
+        ("GET", "/judge/sw.js", JUDGES),
+        ("GET", "/judge/whoami", JUDGES),
+        ("GET", "/admin", JUDGES),
+        ("GET", "/admin/1/results.csv", JUDGES),
+        ("GET", "/head-judge/1", JUDGES),
+        ("GET", "/scorer/1", JUDGES),
+        ("GET", "/metrics", JUDGES),
+        ("GET", "/api/tournaments/1/tokens", JUDGES),
+        ("GET", "/api/tournaments/1/calls", JUDGES),
+        ("GET", "/api/tournaments/1/check-ins", JUDGES),
+        ("GET", "/api/tournaments/1/sheets/1/1/3", JUDGES),
+        ("GET", "/api/tournaments/1/ema.csv", JUDGES),
+        ("GET", "/api/tournaments/1/ema/missing", JUDGES),
+        ("GET", "/api/tournaments/1/hands.csv", JUDGES),
+        # what the public reads
+        ("GET", "/", PUBLIC),
+        ("GET", "/search", PUBLIC),
+        ("GET", "/p/P0001", PUBLIC),
+        ("GET", "/p/P0001/check-in", PUBLIC),
+        ("GET", "/hall/1", PUBLIC),
+        ("GET", "/overlay/1/top", PUBLIC),
+        ("GET", "/feeds/1/standings.json", PUBLIC),
+        ("GET", "/api/tournaments/1/standings", PUBLIC),
+        ("GET", "/api/tournaments/1/log", PUBLIC),
+        ("GET", "/api/tournaments/1/players/P0001", PUBLIC),
+        ("GET", "/ws/tournaments/1", PUBLIC),
+        ("GET", "/static/live.js", PUBLIC),
+        ("HEAD", "/api/tournaments/1/standings", PUBLIC),
+        ("GET", "/api/health", PUBLIC),
+        # a name that only starts like a judges' page is the public's
+        ("GET", "/judges", PUBLIC),
+        ("GET", "/administrator", PUBLIC),
+        ("GET", "/api/tournaments/1/tokenless", PUBLIC),
+    ],
+)
+def test_a_request_takes_its_lane(method: str, path: str, lane: str) -> None:
+    assert lane_of(method, path) == lane
+
+
+CREDENTIALS = {"require_admin", "require_judge", "require_head_judge", "require_metrics_reader"}
+
+
+def test_every_route_that_needs_a_credential_is_in_the_judges_lane() -> None:
+    """A route a judge's, the head judge's, the organizer's or the metrics' token opens is
+    the judges' lane, whatever its method: a public process would refuse it (421), and the
+    proxy must send it to the judges. Held over the app's own routes, so a new one has its
+    lane from the start."""
+    app = create_app()
+    checked = 0
+    for route in api_routes(app.routes):
+        if not CREDENTIALS & {getattr(call, "__name__", "") for call in calls(route.dependant)}:
+            continue
+        for method in route.methods:
+            assert lane_of(method, route.path) == JUDGES, (method, route.path)
+            checked += 1
+    assert checked > 40  # every admin, judge and head-judge route was looked at
+
+
+def test_the_proxy_routes_by_the_same_pattern() -> None:
+    """deploy/Caddyfile's public matcher holds app/web/lanes.py's pattern character for
+    character: the proxy and a public process agree on every path."""
+    caddyfile = CADDYFILE.read_text()
+    assert f"not path_regexp ^({_JUDGES_READS.pattern})$" in caddyfile
+    assert "method GET HEAD OPTIONS" in caddyfile
