@@ -38,8 +38,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+import urllib.parse
 from typing import Any
 
+import httptools
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -49,6 +51,8 @@ from websockets.protocol import State
 from app.realtime.queues import SmallEvent, SmallQueue
 from app.settings import Settings
 from app.web.guards import RateLimits, raw_answer
+from app.web.lanes import PUBLIC, lane_of
+from app.web.public_answers import PublicAnswers, read_kind
 
 DIRECT_WRITE = "scoreboard.websocket.direct_write"
 
@@ -155,8 +159,10 @@ class HttpProtocol(HttpToolsProtocol):
     limited to 1,024 none for any new request (issue 32). One timer a connection, armed when
     a head is awaited and cancelled once it is complete.
 
-    A guess refused at once. A request with a token it does not know, from an address over
-    its failed sign-ins (app/web/guards.py, `refuse_guessers`), is answered 429 here, as soon
+    A guess refused at once, and a read over its limit. A request with a token it does not
+    know, from an address over its failed sign-ins (app/web/guards.py, `refuse_guessers`),
+    or a public read from an address over its limit of that kind until the limit frees
+    (app/web/public_answers.py, issue 32), is answered 429 here, as soon
     as its headers are read, with no ASGI task, no scope for the app and no access-log line:
     most of what such a request cost the server was uvicorn's own work for it (0.36 ms of
     0.45 ms in bench/hostile.py), and an address guessing tokens sends thousands a minute.
@@ -203,7 +209,7 @@ class HttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._head_arrived()
-        answer = self._guess_refused()
+        answer = self._guess_refused() or self._read_refused()
         if answer is None:
             super().on_headers_complete()
             return
@@ -230,6 +236,32 @@ class HttpProtocol(HttpToolsProtocol):
         if guess is None or rate_limits.known_at_once(guess.token) is not False:
             return None
         return raw_answer(rate_limits.guess_refused(guess.wait), self.server_state.default_headers)
+
+    def _read_refused(self) -> bytes | None:
+        """A public read from an address over its limit of that kind, answered 429 at once
+        as a guess is (app/web/public_answers.py, PublicLimits.refused_at_once): a flood of
+        them cost the server what uvicorn and the app's layers do for every request."""
+        public: PublicAnswers | None = self.app_state.get("public_answers")
+        if public is None or not public.limits.blocked or self.client is None:
+            return None
+        if self.cycle is not None and not self.cycle.response_complete:
+            return None  # an answer to an earlier request on this connection comes first
+        if self.parser.should_upgrade() or self.parser.get_method() != b"GET":
+            return None  # a websocket is the live feed's; a HEAD has no body to send
+        address = self.client[0]
+        forwarded = self.config.proxy_headers and any(
+            n == b"x-forwarded-for" for n, _ in self.headers
+        )
+        if forwarded and address in _trusted_proxies(self.config.forwarded_allow_ips):
+            return None  # uvicorn's ProxyHeadersMiddleware finds the address
+        url = httptools.parse_url(self.url)
+        path = url.path.decode("ascii", errors="replace")
+        if "%" in path:
+            path = urllib.parse.unquote(path)
+        if lane_of("GET", path) != PUBLIC or path.startswith("/static/"):
+            return None
+        answer = public.limits.refused_at_once(read_kind(path, url.query or b""), address)
+        return None if answer is None else raw_answer(answer, self.server_state.default_headers)
 
     def on_body(self, body: bytes) -> None:
         if not self.refusing:

@@ -211,6 +211,8 @@ class Places:
         self.free.release()
 
 
+MAX_BLOCKED = 100_000  # addresses over a limit remembered at once (a bound on the memory)
+
 # A kind of public read, by what it costs: its own limit per address.
 _SEARCH = "search"
 _MOMENT = "moment"
@@ -262,6 +264,11 @@ class PublicLimits:
             ),
         }
 
+        # (kind, address) -> time.monotonic() until which its reads are refused at once, by
+        # the server's protocol before any of the app (app/web/live_protocol.py)
+        self.blocked: dict[tuple[str, str], float] = {}
+        self._refusals: dict[tuple[str, int], tuple[Message, Message]] = {}
+
     def refused(self, kind: str, address: str) -> tuple[Message, Message] | None:
         """The 429 to answer, or None when the read is within its limit (and counted)."""
         rate = self.rates[kind]
@@ -269,6 +276,30 @@ class PublicLimits:
             return None
         reset = self.limiter.get_window_stats(rate.item, "public", kind, address).reset_time
         wait = max(1, math.ceil(reset - time.time()))
+        if len(self.blocked) >= MAX_BLOCKED:
+            self.blocked.clear()
+        self.blocked[(kind, address)] = time.monotonic() + wait
+        return self._answer(rate, wait)
+
+    def refused_at_once(self, kind: str, address: str) -> tuple[Message, Message] | None:
+        """The 429 of a read from an address whose reads of this kind are refused until a
+        moment still to come, made once for each wait; None otherwise (the app counts it).
+        Until then a flood of them costs the server next to nothing (issue 32)."""
+        until = self.blocked.get((kind, address))
+        if until is None:
+            return None
+        left = until - time.monotonic()
+        if left <= 0:
+            del self.blocked[(kind, address)]
+            return None
+        wait = max(1, math.ceil(left))
+        answer = self._refusals.get((kind, wait))
+        if answer is None:
+            answer = self._refusals[(kind, wait)] = self._answer(self.rates[kind], wait)
+        return answer
+
+    @staticmethod
+    def _answer(rate: Rate, wait: int) -> tuple[Message, Message]:
         return _problem(
             429,
             say(

@@ -9,7 +9,9 @@ import asyncio
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -17,6 +19,7 @@ from app.services.store import TournamentStore
 from app.settings import Settings
 from app.web import create_app
 from app.web.public_answers import VERSIONS_POLL, Busy, Places, read_kind
+from bench.load import RoundOne, Server, free_port, import_log
 from tests.integration.judging_setup import (
     START,
     Setup,
@@ -202,3 +205,33 @@ def test_public_work_takes_one_of_its_places_and_queues_within_its_bound() -> No
         assert places.refused == 1
 
     asyncio.run(scenario())
+
+
+def test_reads_over_their_limit_are_refused_by_the_servers_protocol_until_it_frees(
+    tmp_path: Path,
+) -> None:
+    """Issue 32: a flood of reads over their limit cost the server its whole request path
+    each (25,000 standings at a moment in 15 s took a judge's p99 up 60%). Once an address
+    is refused, its reads of that kind are answered 429 by `scoreboard serve`'s protocol
+    (no request id, no app) until the window frees, and reads of another kind go on."""
+    url = f"sqlite:///{tmp_path / 'scoreboard.db'}"
+    tid = import_log(url, RoundOne.generate(players=8, seed=3).setup_lines, tmp_path)
+    limited = {"SCOREBOARD_SEARCHES_PER_ADDRESS": "2/10 seconds"}
+    log = tmp_path / "server.log"
+    with (
+        Server(url, free_port(), log, environment=limited) as server,
+        httpx.Client(base_url=server.base_url, timeout=10) as http,
+    ):
+        search = f"/search?q=aiko&t={tid}"
+        assert [http.get(search).status_code for _ in range(2)] == [200, 200]
+        by_the_app = http.get(search)
+        assert by_the_app.status_code == 429 and "x-request-id" in by_the_app.headers
+        at_once = http.get(search)
+        assert at_once.status_code == 429 and "x-request-id" not in at_once.headers
+        assert "SCOREBOARD_SEARCHES_PER_ADDRESS" in at_once.json()["detail"]
+        assert int(at_once.headers["retry-after"]) >= 1
+        assert http.get(f"/api/tournaments/{tid}/standings").status_code == 200
+        deadline = time.monotonic() + 30
+        while http.get(search).status_code == 429:
+            assert time.monotonic() < deadline, "the limit never freed"
+            time.sleep(0.1)
