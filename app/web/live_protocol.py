@@ -177,6 +177,9 @@ class HttpProtocol(HttpToolsProtocol):
 
     refusing = False  # the request being read was answered 429 at once: its body is dropped
     head_timer: asyncio.TimerHandle | None = None  # armed while a request's head is awaited
+    body_to_come = False  # the request being read has a body not wholly received yet
+    lingering: asyncio.TimerHandle | None = None  # answered and closing: the rest is dropped
+    lingered = 0  # bytes dropped since
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -209,9 +212,12 @@ class HttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._head_arrived()
+        self.body_to_come = self._has_body()
         answer = self._guess_refused() or self._read_refused()
         if answer is None:
             super().on_headers_complete()
+            if self.cycle is not None:
+                self.cycle.transport = _ClosingAfterTheAnswer(self.transport, self)  # type: ignore[assignment]
             return
         self.refusing = True
         self.transport.write(answer)
@@ -267,7 +273,45 @@ class HttpProtocol(HttpToolsProtocol):
         if not self.refusing:
             super().on_body(body)
 
+    def _has_body(self) -> bool:
+        for name, value in self.headers:
+            if name == b"content-length":
+                return value.strip() not in (b"", b"0")
+            if name == b"transfer-encoding":
+                return True
+        return False
+
+    def data_received(self, data: bytes) -> None:
+        if self.lingering is None:
+            super().data_received(data)
+            return
+        self.lingered += len(data)  # the rest of a body refused before it was read: dropped
+        if self.lingered > LINGER_BYTES:
+            self._close_now()
+
+    def linger(self) -> None:
+        """Close a connection whose answer is sent while its request's body is still coming
+        (a body refused before it was read, app/web/guards.py), as servers close them: the
+        answer's end is sent (FIN), and what the client still sends is read and dropped
+        until it stops, LINGER_SECONDS pass or LINGER_BYTES come, before the socket closes.
+        Closed at once, the unread body made the kernel reset the connection, and the client
+        or the proxy lost the answer: Caddy answered its client 502 for the 401 (issue 32)."""
+        if self.lingering is not None or self.transport.is_closing():
+            return
+        if not self.body_to_come or not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self.lingering = self.loop.call_later(LINGER_SECONDS, self._close_now)
+
+    def _close_now(self) -> None:
+        if self.lingering is not None:
+            self.lingering.cancel()
+        if not self.transport.is_closing():
+            self.transport.close()
+
     def on_message_complete(self) -> None:
+        self.body_to_come = False
         if not self.refusing:
             super().on_message_complete()
             return
@@ -280,7 +324,31 @@ class HttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._head_arrived()
+        if self.lingering is not None:
+            self.lingering.cancel()
         super().connection_lost(exc)
+
+
+# How long, and how much, a connection answered before its body was read is read and dropped
+# before it closes (HttpProtocol.linger): a proxy or a client writing the body sees the
+# answer before anything fails, and a client that never stops sending is cut off.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 32 * 1024 * 1024
+
+
+class _ClosingAfterTheAnswer:
+    """The transport a request's cycle writes its answer to: uvicorn closes it at once after
+    an answer that ends the connection; this lingers first (HttpProtocol.linger)."""
+
+    def __init__(self, transport: asyncio.Transport, protocol: HttpProtocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+
+    def close(self) -> None:
+        self._protocol.linger()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 def _trusted_proxies(allowed: str | list[str]) -> Any:

@@ -184,3 +184,27 @@ def test_a_lane_without_redis_is_refused_at_start(tmp_path: Path) -> None:
         server.start()
     assert "--role public needs SCOREBOARD_REDIS_URL" in server.log_path.read_text()
     assert os.environ.get("SCOREBOARD_ROLE") is None
+
+
+def test_an_upload_refused_before_it_is_read_leaves_the_judges_lane_open(lanes: Lanes) -> None:
+    """Seen by bench/hostile.py (issue 32): a 16 MiB player list without the admin token,
+    refused by the judges' process before it reads the body, ended the proxy's request
+    early; Caddy took that for the process failing and left it out for 10 s, every hand
+    meanwhile answered 503, and the uploader got the proxy's 502 for its 401. The proxy now
+    leaves that to its health check, and the process reads the rest of the body it refused
+    (dropping it) until the proxy has the answer (HttpProtocol.linger)."""
+    proxy, tid = lanes.proxy, lanes.tournament.tid
+    table = lanes.generated.tables[2]
+    upload = b"[" + b'{"id":"Z1","name":"' + b"z" * (16 * 1024 * 1024) + b'","group":"A"}]'
+    with httpx.Client(base_url=proxy.base_url, verify=proxy.tls(), timeout=30) as http:
+        for _ in range(3):
+            # the process's own answer, through the proxy: never the proxy's 502
+            refused = http.post(f"/api/tournaments/{tid}/players", content=upload)
+            assert refused.status_code in (401, 429), refused.text
+        hand = lanes.generated.hands[table][0]
+        entered = http.post(
+            hands_url("", tid),
+            json=hand,
+            headers=hand_headers(lanes.tournament.tokens[table], "l3"),
+        )
+        assert entered.status_code == 201, entered.text
