@@ -4,6 +4,7 @@ import contextlib
 import gc
 import logging
 import os
+import sys
 from pathlib import Path
 
 import typer
@@ -140,9 +141,24 @@ def serve(
 def serving_app() -> FastAPI:
     """The app as `scoreboard serve` runs it, in each of its processes."""
     _settle_garbage_collector()
+    _switch_threads_often()
     if get_settings().log_format == "json":
         configure_logging(as_json=True, settings=get_settings())  # in each worker too
     return create_app()
+
+
+# How long a thread holds the interpreter while another waits for it (Python's default,
+# 5 ms). The live feed works out a hall's channels in a thread (app/realtime/replica.py),
+# about 100 ms an update; meanwhile each time a judge's request (or the event loop) let go
+# of the interpreter for a moment of I/O, a database query, a socket, it waited up to the
+# whole interval to have it back: some fifty such moments a hand made a hand's 20 ms
+# several hundred (issue 32, bench/hostile.py on one process). A shorter turn costs the
+# feed's thread a little more switching.
+SWITCH_INTERVAL = 0.0005
+
+
+def _switch_threads_often() -> None:
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 # Python's cyclic garbage collector stops the event loop while it runs. With its defaults, a

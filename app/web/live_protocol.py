@@ -178,8 +178,7 @@ class HttpProtocol(HttpToolsProtocol):
     refusing = False  # the request being read was answered 429 at once: its body is dropped
     head_timer: asyncio.TimerHandle | None = None  # armed while a request's head is awaited
     body_to_come = False  # the request being read has a body not wholly received yet
-    lingering: asyncio.TimerHandle | None = None  # answered and closing: the rest is dropped
-    lingered = 0  # bytes dropped since
+    lingering: asyncio.TimerHandle | None = None  # answered, waiting for the client to close
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -284,25 +283,30 @@ class HttpProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self.lingering is None:
             super().data_received(data)
-            return
-        self.lingered += len(data)  # the rest of a body refused before it was read: dropped
-        if self.lingered > LINGER_BYTES:
-            self._close_now()
+        # else: the rest of a body refused before it was read, come before reading paused
 
     def linger(self) -> None:
         """Close a connection whose answer is sent while its request's body is still coming
-        (a body refused before it was read, app/web/guards.py), as servers close them: the
-        answer's end is sent (FIN), and what the client still sends is read and dropped
-        until it stops, LINGER_SECONDS pass or LINGER_BYTES come, before the socket closes.
-        Closed at once, the unread body made the kernel reset the connection, and the client
-        or the proxy lost the answer: Caddy answered its client 502 for the 401 (issue 32)."""
+        (a body refused before it was read, app/web/guards.py) once the client has read the
+        answer: reading stops (the client's writes wait, nothing more is read), and the
+        socket closes when the client does, or after LINGER_SECONDS. Closed at once with the
+        client's bytes unread, the kernel reset the connection under a client still writing
+        the body, and it lost the answer: Caddy, streaming a hostile 16 MiB upload to the
+        judges' process, answered its client 502 for the 401 (issue 32)."""
         if self.lingering is not None or self.transport.is_closing():
             return
-        if not self.body_to_come or not self.transport.can_write_eof():
+        if not self.body_to_come:
             self.transport.close()
             return
-        self.transport.write_eof()
+        self.transport.pause_reading()
         self.lingering = self.loop.call_later(LINGER_SECONDS, self._close_now)
+
+    def on_response_complete(self) -> None:
+        if self.lingering is not None:
+            # uvicorn would read on (and time the keep-alive): the connection is closing
+            self.server_state.total_requests += 1
+            return
+        super().on_response_complete()
 
     def _close_now(self) -> None:
         if self.lingering is not None:
@@ -329,11 +333,9 @@ class HttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
 
-# How long, and how much, a connection answered before its body was read is read and dropped
-# before it closes (HttpProtocol.linger): a proxy or a client writing the body sees the
-# answer before anything fails, and a client that never stops sending is cut off.
+# How long a connection answered before its body was read waits, reading nothing more, for
+# the client to close it (HttpProtocol.linger): a proxy reads the answer in milliseconds.
 LINGER_SECONDS = 2.0
-LINGER_BYTES = 32 * 1024 * 1024
 
 
 class _ClosingAfterTheAnswer:
