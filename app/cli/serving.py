@@ -168,6 +168,12 @@ def _switch_threads_often() -> None:
 # collections, the longest 309 ms without a single update (and the walk grows with the
 # clients); with the settings below, none, and no collection over 73 ms.
 YOUNG_GENERATION = 10_000  # objects, not 700: a hand's update is done before a collection
+# A full collection after 100 of the middle generation's, not 10: under a hostile client's
+# load (thousands of requests and frames a second) full collections came every few seconds
+# and each walked the tournament's state and the live feed's copy of it, 200 ms without an
+# answer (bench/hostile.py, issue 32); none came in its runs since. Cycles are rare here
+# (reference counting frees nearly everything), so what waits for a full collection is small.
+OLD_GENERATION = 100
 
 
 def _settle_garbage_collector() -> None:
@@ -176,8 +182,8 @@ def _settle_garbage_collector() -> None:
     die young instead of being promoted, so full collections stop coming in steady play."""
     gc.collect()
     gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_GENERATION, middle, old)
+    _, middle, _ = gc.get_threshold()
+    gc.set_threshold(YOUNG_GENERATION, middle, OLD_GENERATION)
 
 
 # Open files a hall's server wants at least: one per phone, screen and tablet connected (a

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 _slices = itertools.count()  # hands out the clients' heartbeat slices in turn
 
 FLUSH_INTERVAL = 0.1  # at most 10 updates a second per tournament
+FLUSH_PACE = 3.0  # after an update that took T, the next waits 3T at least: a quarter at most
 HEARTBEAT_INTERVAL = 5.0  # clients show a stale badge when these stop
 # A hall's thousands of heartbeats go out in slices across the interval, each client in its
 # own slice: one burst to every client at once would delay a hand that arrives with it.
@@ -209,9 +210,14 @@ class Feed:
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         last = 0.0
+        took = 0.0  # the last update's time, from its start to its last send
         while True:
             await self.dirty.wait()
-            wait = last + FLUSH_INTERVAL - loop.time()
+            # At most FLUSH_INTERVAL apart, and an update that took long waits FLUSH_PACE
+            # times as long before the next: a hall following every player took 100 ms an
+            # update, five hands a second made it half the server's time, and the judges'
+            # hands shared what was left (issue 32). More hands then join one update.
+            wait = last + max(FLUSH_INTERVAL, FLUSH_PACE * took) - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)  # the rest of the burst joins this update
             await self._answers_first(loop.time() + self.hub.answer_wait)
@@ -222,6 +228,7 @@ class Feed:
                     await self._flush(self.notified)
             except Exception:
                 log.exception("live feed of tournament %s failed to update", self.tournament_id)
+            took = loop.time() - last
 
     async def _answers_first(self, deadline: float) -> None:
         """Wait, until `deadline` at the latest, for the answers owed by the writes whose

@@ -59,6 +59,9 @@ log = logging.getLogger(__name__)
 # Seconds an answer showing a clock is served from memory: a late reader's countdown stays
 # within a second of the server's (rule CL-6), as the feed's snapshots (hub.SNAPSHOT_FRESH).
 TIMED_FRESH = timedelta(seconds=0.5)
+# How old a kept answer may be, whatever the version since, to be served while every place
+# for public work is taken (a reader hammering the pages): see _kept_or_made.
+STALE_WHEN_BUSY = timedelta(seconds=1)
 # Seconds between two readings of every tournament's version from the database: how long a
 # change that no notification announced (Redis away, a `scoreboard import` beside the
 # server) may take to reach the public answers. Announced changes arrive at once.
@@ -148,6 +151,10 @@ class Kept:
     def size(self) -> int:
         return len(self.body) + sum(len(n) + len(v) for n, v in self.headers) + 200
 
+    def recent(self, now: datetime) -> bool:
+        """Made within STALE_WHEN_BUSY, whatever the version since."""
+        return timedelta(0) <= now - self.made_at <= STALE_WHEN_BUSY
+
     def fresh(self, stamp: object, now: datetime) -> bool:
         if self.stamp != stamp:
             return False
@@ -163,6 +170,7 @@ class KeptAnswers:
     size: int = 0
     hits: int = 0
     misses: int = 0
+    stale: int = 0  # answers of a moment ago, served while every place was taken
 
     def get(self, key: tuple[Any, ...]) -> Kept | None:
         kept = self.answers.get(key)
@@ -209,6 +217,9 @@ class Places:
 
     def give_back(self) -> None:
         self.free.release()
+
+    def full(self) -> bool:
+        return self.free.locked()
 
 
 MAX_BLOCKED = 100_000  # addresses over a limit remembered at once (a bound on the memory)
@@ -416,6 +427,14 @@ async def _kept_or_made(
         kept = public.kept.get(key)
         if kept is not None and kept.fresh(stamp, public.clock()):
             public.kept.hits += 1
+            await _send_kept(kept, scope, send)
+            return
+        if kept is not None and public.places.full() and kept.recent(public.clock()):
+            # Every place is taken: the answer of a moment ago (a version or two behind, its
+            # `version` and ETag saying which) rather than one more to make. A reader who
+            # hammers the pages makes no more work than one answer a key a STALE_WHEN_BUSY,
+            # and a page's live feed brings it up to date as it connects (issue 32).
+            public.kept.stale += 1
             await _send_kept(kept, scope, send)
             return
         making = public.making.get(key)

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from app.services.store import TournamentStore
 from app.settings import Settings
 from app.web import create_app
-from app.web.public_answers import VERSIONS_POLL, Busy, Places, read_kind
+from app.web.public_answers import STALE_WHEN_BUSY, VERSIONS_POLL, Busy, Places, read_kind
 from bench.load import RoundOne, Server, free_port, import_log
 from tests.integration.judging_setup import (
     START,
@@ -235,3 +235,23 @@ def test_reads_over_their_limit_are_refused_by_the_servers_protocol_until_it_fre
         while http.get(search).status_code == 429:
             assert time.monotonic() < deadline, "the limit never freed"
             time.sleep(0.1)
+
+
+def test_while_every_place_is_taken_an_answer_of_a_moment_ago_is_served(
+    client: TestClient, club: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a reader hammering the pages while the judges enter hands made every page
+    again after every hand. While every place for public work is taken, the answer kept a
+    moment ago (at most STALE_WHEN_BUSY, its version saying which) is served instead; past
+    that, or with a place free, the answer of the version now."""
+    served: TournamentStore = client.app_state["store"]
+    stepping = SteppingClock(START)
+    monkeypatch.setattr(served, "clock", stepping)
+    path = club.url("standings")
+    before = client.get(path).json()
+    entered = post(client, club, "hands", hand(1, 1, discard("ami", "bo", 8)), key="s-1")
+    assert entered.status_code == 201, entered.text
+    monkeypatch.setattr(Places, "full", lambda _: True)
+    assert client.get(path).json()["version"] == before["version"]  # a moment ago
+    stepping.advance(seconds=STALE_WHEN_BUSY.total_seconds() + 0.1)
+    assert client.get(path).json()["version"] == entered.json()["version"]  # too old: made
