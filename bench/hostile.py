@@ -1,40 +1,33 @@
-"""The judges' load alone, then the same load beside a hostile client (issue 14).
+"""The judges' hands quiet, then beside each hostile client and beside all of them at once,
+on one process and on the lanes behind the proxy (issues 14 and 32).
 
-    python -m bench.hostile                  # the figures of the README
-    python -m bench.hostile --share-cores    # the hostile client on the server's cores too
-    python -m bench.hostile --judges-beside-server   # the judges on the server's cores
-    python -m bench.hostile --costs-only     # only what each hostile request costs the server
-    python -m bench.hostile --no-costs --kinds "bad tokens"   # the judges beside one kind
+    python -m bench.hostile                          # both set-ups, every kind, then all
+    python -m bench.hostile --setups single --kinds "search,GET flood" --seconds 10
+    python -m bench.hostile --no-alone               # only all the kinds at once
 
-Starts `scoreboard serve` as a real process on SQLite (a temporary file) with round 1 of a
-generated PLAYERS-player WSOM 2008 log and one token per table. The judges are asyncio tasks
-in this process, as in bench/submit.py: hands sent at a fixed RATE a second round the
-tables (open loop: a slow answer cannot hide the queue behind it) for RUN_SECONDS, each
-timed from the request to its 201.
+The set-ups, each with round 1 of a generated PLAYERS-player WSOM 2008 log and a token per
+table, on SQLite (a temporary file):
+- single: one `scoreboard serve`, no proxy: the embedded default;
+- lanes: Caddy with deploy/Caddyfile (HTTPS) in front of one `scoreboard serve --role judges`
+  and one `--role public` (nice 10), Redis between them: the production set on one machine.
 
-The hostile client is a process of its own, and does at once what issue 14 saw:
-- 50,000 websocket subscriptions attempted: connection after connection, each subscribing
-  SUBSCRIBE_BATCH new channels a message until its messages are spent, and never reading;
-- HOARD connections opened and held, following the standings and never reading;
-- a 100 MB POST with no token, sent again and again, the body streamed as fast as the
-  server takes it;
-- 10,000 bad tokens a minute on the judges' hand route.
-On the day the server has its machine, and the tablets and the hostile client are other
-devices on the hall's network. Here, on a machine with two CPUs or more, the server is pinned
-to the first half of them and both clients to the other half (sched_setaffinity): what is
-measured is the server's work on the attack, not the machine's. On the clients' half the
-hostile client runs under SCHED_IDLE, so it takes only CPU the judges' client leaves (the
-judges need little: RATE hands a second), and the judges' time is not the attacker's CPU.
-With --judges-beside-server the judges run on the server's half instead (the placement of
-the session before: the server's work after each answer then delays the judges' own read of
-it). With --share-cores (or one CPU) all three share the CPUs, the hostile client at nice 10.
-First, each kind of hostile request alone for COST_SECONDS, the server otherwise idle: the
-server's CPU seconds (/proc/PID/stat, all its threads) less its idle CPU over the same time,
-per request. Then, in turn, ROUNDS times: the judges' load alone (quiet), then beside the
-whole hostile client. It prints the judges' p50 and p99 of both, their ratio against the
-target, the server's peak memory and CPU seconds in each, what the hostile client got
-(connections, subscriptions, 413s, 401s and 429s), and the cost of each kind of request.
-Target: the hostile run's p99 within 1.2 times the quiet run's, no judge refused.
+On a machine with two CPUs or more, every process of the set-up (the scoreboard's, Caddy)
+is pinned to the first half of them, and the clients to the other half (sched_setaffinity):
+what is measured is the server's work, not the clients'. The judges are asyncio tasks in
+this process, sending RATE hands a second round the tables (open loop: a slow answer cannot
+hide the queue behind it), each timed from the request to its 201. Each hostile kind is a
+process of its own at SCHED_IDLE beside them (bench/attacks.py): it takes only the CPU the
+judges' client leaves, as another device on the hall's network would.
+
+For each kind (and then all of them together), a quiet run of SECONDS, then the same length
+beside the attack (which starts HEAD_START seconds before the judges). Printed for each: the
+judges' p50 and p99 quiet and attacked and their ratio, the set-up's peak memory (every
+process's resident memory, summed) quiet and attacked, and the answers with a status of 500
+or more, the judges' and the attackers'.
+
+Targets (issue 32): behind the proxy with the lanes, the judges' p99 beside all the kinds at
+once within 1.5x of quiet, and beside each alone within 1.2x; one process with no proxy,
+all at once under 3x; peak memory attacked within 1.5x of quiet; no 5xx.
 """
 
 from __future__ import annotations
@@ -44,253 +37,181 @@ import asyncio
 import contextlib
 import json
 import math
-import multiprocessing
 import os
-import select
-import socket
 import sys
 import tempfile
 import threading
 import time
-import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
-from bench.load import HOST, RoundOne, Server, free_port, hands_url, import_log, issue_tokens
+from bench.attacks import KINDS, Attacker, Report, Target
+from bench.load import RoundOne, Server, free_port, hands_url, import_log, issue_tokens
+from bench.proxy import caddy, proxy_in_front_of
 from bench.submit import Run, Tablets, machine
 
-PLAYERS = 512  # 128 tables
-SEED = 14
+PLAYERS = 1024  # 256 tables
+SEED = 32
 RATE = 5.0  # hands a second over all tables (2.5 times a real event's peak, bench/submit.py)
-RUN_SECONDS = 25.0
+SECONDS = 30.0  # each run: 150 hands at RATE
 WARM_UP_HANDS = 16
-TARGET_RATIO = 1.2
-SUBSCRIPTIONS = 50_000
-SUBSCRIBE_BATCH = 64  # new channels per subscribe message, as seen
-HOARD = 250  # connections tried, held open (the server takes 200 from one address)
-BIG_BODY = 100_000_000
-BAD_TOKENS_PER_MINUTE = 10_000
-# Idle connections dropped well before uvicorn's keep-alive timeout (5 s), so a hand never
-# goes out on a connection the server is closing (tests/integration/live_setup.py)
+HEAD_START = 5.0  # seconds the attack runs before the judges' run starts
+SETTLE = 3.0  # seconds after an attack before the next quiet run: its connections go
+# ... and after an attack that followed channels, until they are forgotten: a channel
+# outlives its last client by SCOREBOARD_WS_RESUME_SECONDS (60), recomputed all along
+SETTLE_CHANNELS = 65.0
+FOLLOWING = {"real channels", "alias channels", "subscribe flood", "connections held"}
+ALL = "all at once"
+REDIS_URL = os.environ.get("SCOREBOARD_BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
+LANE_TARGET = 1.5  # all at once, behind the proxy with the lanes
+ALONE_TARGET = 1.2  # each kind alone, behind the proxy with the lanes
+SINGLE_TARGET = 3.0  # all at once, one process
+MEMORY_TARGET = 1.5
+# Idle connections dropped well before the server's keep-alive timeout (5 s), so a hand
+# never goes out on a connection the server is closing (tests/integration/live_setup.py)
 JUDGES_LIMITS = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
-HEAD_START = 5.0  # seconds the hostile client runs before the judges' load starts
-# quiet, hostile, quiet, hostile, ...: the machine's own ups and downs hit both alike. Four
-# rounds give 500 hands a side, so the p99 is the fifth slowest: with two (250 hands, the third
-# slowest) one stray hand moved the ratio by a tenth or more from run to run.
-ROUNDS = 4
-COST_SECONDS = 10.0  # each kind of hostile request alone, to measure what it costs the server
 
 
-@dataclass
-class Hostile:
-    """What the hostile client did and what it got."""
+class PeakMemory:
+    """The set-up's resident memory (its processes' summed), sampled every 0.2 s."""
 
-    connections: int = 0  # accepted: the hello came
-    connections_refused: int = 0  # closed with 4429 (too many from this address)
-    flooding_connections: int = 0  # opened by the subscribe flood
-    subscriptions_attempted: int = 0
-    subscriptions_followed: int = 0  # snapshots the server sent
-    channel_errors: int = 0
-    closes: dict[str, int] = field(default_factory=dict)
-    big_bodies: int = 0
-    big_answers: dict[int, int] = field(default_factory=dict)
-    big_bytes_sent: int = 0
-    bad_tokens: int = 0
-    bad_answers: dict[int, int] = field(default_factory=dict)
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.peak = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
 
-    def plus(self, other: Hostile) -> Hostile:
-        """Both runs' counts together."""
-        summed: dict[str, Any] = {}
-        for name, mine in self.__dict__.items():
-            theirs = other.__dict__[name]
-            if isinstance(mine, dict):
-                summed[name] = {k: mine.get(k, 0) + theirs.get(k, 0) for k in {*mine, *theirs}}
-            else:
-                summed[name] = mine + theirs
-        return Hostile(**summed)
+    def _sample(self) -> None:
+        while not self.stop.wait(0.2):
+            self.peak = max(self.peak, sum(resident(pid) for pid in self.pids))
+
+    def __enter__(self) -> PeakMemory:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join()
 
 
-# -- the hostile client (a process of its own) -------------------------------------------------
+def resident(pid: int) -> int:
+    with contextlib.suppress(OSError, StopIteration):
+        status = Path(f"/proc/{pid}/status").read_text()
+        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
+        return int(line.split()[1]) * 1024
+    return 0
 
 
 @dataclass(frozen=True)
-class Target:
+class Cores:
+    server: set[int]
+    clients: set[int] | None  # None: one CPU, everything shares it
+
+    @staticmethod
+    def choose() -> Cores:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            return Cores(set(cpus), None)
+        half = len(cpus) // 2
+        return Cores(set(cpus[:half]), set(cpus[half:]))
+
+    def describe(self) -> str:
+        if self.clients is None:
+            return (
+                f"one CPU: the set-up, the judges and the attacks share CPU {sorted(self.server)}"
+            )
+        return (
+            f"the set-up pinned to CPUs {sorted(self.server)}; the judges and the attacks "
+            f"(SCHED_IDLE) to CPUs {sorted(self.clients)}"
+        )
+
+
+@dataclass
+class Pair:
+    """One kind's quiet run and attacked run."""
+
+    kind: str
+    quiet: Run
+    attacked: Run
+    quiet_peak: int = 0
+    attacked_peak: int = 0
+    reports: list[Report] = field(default_factory=list)
+    attacked_at: float | None = None  # time.monotonic() when the attack began
+
+    @property
+    def ratio(self) -> float:
+        return self.attacked.percentile(0.99) / self.quiet.percentile(0.99)
+
+    @property
+    def memory_ratio(self) -> float:
+        return self.attacked_peak / self.quiet_peak if self.quiet_peak else math.nan
+
+    @property
+    def server_errors(self) -> int:
+        return sum(r.server_errors for r in self.reports)
+
+
+@dataclass
+class SetUp:
+    name: str
     base_url: str
-    port: int
-    tid: int
+    pids: list[int]
+    ca_file: str | None
+    target_all: float
+    target_alone: float | None
 
 
-def hostile_main(
-    target: Target, seconds: float, out: Any, kinds: tuple[str, ...], cpus: set[int] | None
-) -> None:
-    if cpus is not None:
-        os.sched_setaffinity(0, cpus)  # another machine on the hall's network
-        # beside the judges' client: it must not take their CPU (on the day, another device)
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    else:
-        os.nice(10)  # on the server's own cores: it must not take their CPU first
-    report = Hostile()
-    with contextlib.suppress(Exception):
-        asyncio.run(_hostile(target, seconds, report, kinds))
-    out.put(report.__dict__)
-
-
-async def _hostile(target: Target, seconds: float, report: Hostile, kinds: tuple[str, ...]) -> None:
-    end = time.monotonic() + seconds
-    tasks = [asyncio.create_task(ATTACKS[kind](target, end, report)) for kind in kinds]
-    await asyncio.wait(tasks, timeout=seconds + 30)
-    for task in tasks:
-        task.cancel()
-
-
-async def _subscribe_flood(target: Target, end: float, report: Hostile) -> None:
-    """As seen: one client subscribing 64 new channels a message, as fast as it can, and
-    connecting again whenever it is closed, until 50,000 subscriptions were attempted."""
-    names = (f"player:X{uuid.uuid4().hex[:12]}" for _ in iter(int, 1))
-    url = f"ws://{HOST}:{target.port}/ws/tournaments/{target.tid}?channels="
-    flooded = report.subscriptions_attempted + SUBSCRIPTIONS
-    while report.subscriptions_attempted < flooded and time.monotonic() < end:
-        report.flooding_connections += 1
-        try:
-            async with connect(url, max_queue=None, ping_interval=None, open_timeout=10) as ws:
-                reader = asyncio.create_task(_count_answers(ws, report))
-                try:
-                    while report.subscriptions_attempted < flooded:
-                        batch = {next(names): None for _ in range(SUBSCRIBE_BATCH)}
-                        await ws.send(json.dumps({"type": "subscribe", "channels": batch}))
-                        report.subscriptions_attempted += len(batch)
-                except Exception:
-                    pass
-                await asyncio.wait({reader}, timeout=1.0)
-                reader.cancel()
-                key = f"{ws.close_code} {ws.close_reason}"[:40]
-                report.closes[key] = report.closes.get(key, 0) + 1
-        except Exception:
-            report.closes["connect failed"] = report.closes.get("connect failed", 0) + 1
-            await asyncio.sleep(0.1)
-
-
-async def _count_answers(ws: Any, report: Hostile) -> None:
-    with contextlib.suppress(Exception):
-        async for raw in ws:
-            kind = json.loads(raw)["type"]
-            if kind == "snapshot":
-                report.subscriptions_followed += 1
-            elif kind == "error":
-                report.channel_errors += 1
-
-
-async def _hoard(target: Target, end: float, report: Hostile) -> None:
-    """Connections opened until the server refuses them, each following the standings and
-    never reading: a hall's worth of phones that are not phones."""
-    held = []
-    url = f"ws://{HOST}:{target.port}/ws/tournaments/{target.tid}?channels=standings"
+@contextlib.contextmanager
+def single(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
+    server = Server(url, free_port(), folder / "single.log")
+    os.sched_setaffinity(0, cores.server)  # what this process starts inherits it
     try:
-        for _ in range(HOARD):
-            if time.monotonic() >= end:
-                break
-            try:
-                ws = await connect(url, max_queue=1, ping_interval=None, open_timeout=10)
-                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            except ConnectionClosed as closed:
-                if closed.rcvd is not None and closed.rcvd.code == 4429:
-                    report.connections_refused += 1
-                continue
-            except Exception:
-                continue
-            if first["type"] == "hello":
-                held.append(ws)
-                report.connections += 1
-        while time.monotonic() < end:
-            await asyncio.sleep(0.5)
+        server.start(ready_within=120.0)
     finally:
-        for ws in held:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(ws.close(), 1.0)
+        os.sched_setaffinity(0, cores.clients or cores.server)
+    try:
+        assert server.process is not None
+        yield SetUp(
+            "single process", server.base_url, [server.process.pid], None, SINGLE_TARGET, None
+        )
+    finally:
+        server.stop()
 
 
-async def _big_bodies(target: Target, end: float, report: Hostile) -> None:
-    """A 100 MB POST with no token, its body streamed until the server stops taking it."""
-    chunk = b" " * (1024 * 1024)
-    head = (
-        f"POST /api/tournaments/{target.tid}/hands HTTP/1.1\r\nHost: {HOST}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {BIG_BODY}\r\n\r\n"
-    ).encode()
-
-    def once() -> None:
-        with socket.create_connection((HOST, target.port), timeout=10) as sock:
-            sock.sendall(head)
-            sent = 0
-            answer = b""
-            try:
-                while sent < BIG_BODY:
-                    # the server may have answered already: stop sending then
-                    if select.select([sock], [], [], 0)[0]:
-                        break
-                    sock.sendall(chunk)
-                    sent += len(chunk)
-            except OSError:
-                pass
-            report.big_bytes_sent += sent
-            with contextlib.suppress(OSError):
-                answer = sock.recv(4096)
-            status = int(answer.split()[1]) if answer.startswith(b"HTTP/") else 0
-            report.big_answers[status] = report.big_answers.get(status, 0) + 1
-
-    while time.monotonic() < end:
-        report.big_bodies += 1
-        await asyncio.to_thread(once)
-        await asyncio.sleep(0.5)
+@contextlib.contextmanager
+def lanes(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
+    shared = {
+        "SCOREBOARD_REDIS_URL": REDIS_URL,
+        "SCOREBOARD_REDIS_CHANNEL": f"bench-hostile-{os.getpid()}",
+    }
+    judges = Server(url, free_port(), folder / "judges.log", ["--role", "judges"], shared)
+    public = Server(url, free_port(), folder / "public.log", ["--role", "public"], shared)
+    os.sched_setaffinity(0, cores.server)
+    try:
+        judges.start(ready_within=120.0)
+        public.start(ready_within=120.0)
+        with proxy_in_front_of([judges.port], folder / "caddy", [public.port]) as proxy:
+            os.sched_setaffinity(0, cores.clients or cores.server)
+            assert judges.process is not None and public.process is not None
+            pids = [judges.process.pid, public.process.pid, proxy.process.pid]
+            yield SetUp(
+                "lanes behind the proxy",
+                proxy.base_url,
+                pids,
+                str(proxy.root),
+                LANE_TARGET,
+                ALONE_TARGET,
+            )
+    finally:
+        os.sched_setaffinity(0, cores.clients or cores.server)
+        public.stop()
+        judges.stop()
 
 
-async def _bad_tokens(target: Target, end: float, report: Hostile) -> None:
-    interval = 60.0 / BAD_TOKENS_PER_MINUTE
-    body = {"round": 1, "segment": 1, "table": 1, "hand": 1, "result": {"kind": "draw"}}
-    url = hands_url(target.base_url, target.tid)
-    async with httpx.AsyncClient(timeout=10, limits=httpx.Limits(max_connections=32)) as client:
-
-        async def one(n: int) -> None:
-            token = f"bad-{n}-{uuid.uuid4().hex}"
-            headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "k"}
-            try:
-                response = await client.post(url, json=body, headers=headers)
-                status = response.status_code
-            except httpx.HTTPError:
-                status = 0
-            report.bad_answers[status] = report.bad_answers.get(status, 0) + 1
-
-        start = time.monotonic()
-        tasks = []
-        n = 0
-        while time.monotonic() < end:
-            await asyncio.sleep(max(0.0, start + n * interval - time.monotonic()))
-            report.bad_tokens += 1
-            tasks.append(asyncio.create_task(one(n)))
-            n += 1
-        await asyncio.wait(tasks, timeout=10)
-
-
-SUBSCRIBE_FLOOD = "subscribe flood"
-HOARD_KIND = "connections held"
-BIG_BODIES = "100 MB bodies"
-BAD_TOKENS = "bad tokens"
-ATTACKS = {
-    SUBSCRIBE_FLOOD: _subscribe_flood,
-    HOARD_KIND: _hoard,
-    BIG_BODIES: _big_bodies,
-    BAD_TOKENS: _bad_tokens,
-}
-
-
-# -- the judges ---------------------------------------------------------------------------------
-
-
-async def judges(tablets: Tablets, run: Run, seconds: float) -> None:
+async def judges_run(tablets: Tablets, run: Run, seconds: float) -> None:
     interval = 1.0 / RATE
     tasks: list[asyncio.Task[bool]] = []
     start = time.perf_counter()
@@ -306,328 +227,155 @@ async def judges(tablets: Tablets, run: Run, seconds: float) -> None:
             run.errors += 1
 
 
-class PeakMemory:
-    """The server's resident memory, sampled every 0.2 s in a thread."""
+def measure(
+    setup: SetUp,
+    round_one: RoundOne,
+    tid: int,
+    tokens: dict[int, str],
+    kinds: list[str],
+    cores: Cores,
+    seconds: float,
+    together: tuple[str, ...] = tuple(KINDS),
+) -> list[Pair]:
+    registered = [json.loads(line) for line in round_one.setup_lines]
+    players = tuple(line["id"] for line in registered if line["type"] == "player")
+    target = Target(setup.base_url, tid, players, tuple(round_one.tables), setup.ca_file)
+    verify = httpx.create_ssl_context(verify=setup.ca_file) if setup.ca_file else True
+    tablets: Tablets | None = None
 
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._sample, daemon=True)
+    async def judged(run: Run, warm_up: bool) -> int:
+        nonlocal tablets
+        async with httpx.AsyncClient(timeout=60, limits=JUDGES_LIMITS, verify=verify) as client:
+            url = hands_url(setup.base_url, tid)
+            if tablets is None:
+                tablets = Tablets(client, url, tokens, round_one)
+            tablets.client = client
+            tablets.locks = {table: asyncio.Lock() for table in tablets.tables}
+            if warm_up:
+                for table in tablets.tables[:WARM_UP_HANDS]:
+                    await tablets.send_next(table, None)
+            with PeakMemory(setup.pids) as memory:
+                await judges_run(tablets, run, seconds)
+            return memory.peak
 
-    def _sample(self) -> None:
-        status = Path(f"/proc/{self.pid}/status")
-        while not self.stop.wait(0.2):
-            with contextlib.suppress(OSError, StopIteration):
-                line = next(x for x in status.read_text().splitlines() if x.startswith("VmRSS:"))
-                self.peak = max(self.peak, int(line.split()[1]) * 1024)
-
-    def __enter__(self) -> PeakMemory:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop.set()
-        self.thread.join()
-
-
-def server_cpu(pid: int) -> float:
-    """CPU seconds the process has used so far, all its threads, user and system (proc(5):
-    utime and stime, the 14th and 15th fields of /proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-@dataclass
-class Cost:
-    """What one kind of hostile request cost the server, measured alone."""
-
-    kind: str
-    cpu: float  # seconds, above the idle server's own over the same time
-    count: int
-    unit: str
-
-    @property
-    def per_unit_ms(self) -> float:
-        return 1000 * self.cpu / self.count if self.count else math.nan
-
-
-def counted(kind: str, got: Hostile) -> tuple[int, str]:
-    """How many requests of `kind` the hostile client made, and what one is."""
-    if kind == SUBSCRIBE_FLOOD:
-        return got.flooding_connections, "flooding connection"
-    if kind == HOARD_KIND:
-        return got.connections + got.connections_refused, "connection (kept or 4429)"
-    if kind == BIG_BODIES:
-        return got.big_bodies, "100 MB body (413)"
-    refused = got.bad_answers.get(429, 0)
-    return sum(got.bad_answers.values()), f"bad token ({refused:,} of them 429)"
+    pairs = []
+    for number, kind in enumerate(kinds):
+        quiet, attacked = Run(setup.name, "quiet", open_loop=True), Run(setup.name, kind)
+        pair = Pair(kind, quiet, attacked)
+        pair.quiet_peak = asyncio.run(judged(quiet, number == 0))
+        chosen = together if kind == ALL else (kind,)
+        pair.attacked_at = time.monotonic()
+        attacker = Attacker.start(target, chosen, seconds + HEAD_START, cores.clients)
+        time.sleep(HEAD_START)
+        pair.attacked_peak = asyncio.run(judged(attacked, False))
+        pair.reports = attacker.reports()
+        pairs.append(pair)
+        print_pair(pair, setup, flush=True)
+        time.sleep(SETTLE_CHANNELS if kind in FOLLOWING else SETTLE)
+    return pairs
 
 
-@dataclass(frozen=True)
-class Cores:
-    """Where each side runs: the server on `server`, the judges' client on `judges`, the
-    hostile client on `hostile` (None: on the server's cores too, at nice 10)."""
-
-    server: set[int]
-    judges: set[int]
-    hostile: set[int] | None
-
-    @staticmethod
-    def choose(share: bool, judges_beside_server: bool) -> Cores:
-        cpus = sorted(os.sched_getaffinity(0))
-        if share or len(cpus) < 2:
-            return Cores(set(cpus), set(cpus), None)
-        half = len(cpus) // 2
-        server, clients = set(cpus[:half]), set(cpus[half:])
-        return Cores(server, server if judges_beside_server else clients, clients)
-
-    def describe(self) -> str:
-        if self.hostile is None:
-            return (
-                f"server, judges and hostile client share CPUs {sorted(self.server)} "
-                "(the hostile client at nice 10)"
-            )
-        if self.judges == self.server:
-            return (
-                f"server and judges pinned to CPUs {sorted(self.server)}, hostile client to "
-                f"CPUs {sorted(self.hostile)} (sched_setaffinity; on the day it is another "
-                "machine)"
-            )
-        return (
-            f"server pinned to CPUs {sorted(self.server)}, the judges and the hostile client "
-            f"(SCHED_IDLE: it takes only CPU the judges leave) to CPUs {sorted(self.hostile)} "
-            "(sched_setaffinity; on the day they are other devices)"
-        )
+def print_header(setup: SetUp) -> None:
+    print()
+    print(f"{setup.name} ({setup.base_url}):")
+    header = (
+        f"  {'attack':<18}{'quiet p50/p99 ms':>18}{'attacked p50/p99 ms':>21}{'p99 ratio':>11}"
+        f"{'peak MiB quiet/attacked':>25}{'5xx':>5}  target"
+    )
+    print(header)
+    print("  " + "-" * (len(header) - 2))
 
 
-@dataclass
-class Attacker:
-    """The hostile client, started: a process of its own that puts its report on `out`."""
-
-    process: Any
-    out: Any
-
-    @staticmethod
-    def start(target: Target, cores: Cores, seconds: float, kinds: tuple[str, ...]) -> Attacker:
-        context = multiprocessing.get_context("spawn")
-        out = context.Queue()
-        args = (target, seconds, out, kinds, cores.hostile)
-        attacker = Attacker(context.Process(target=hostile_main, args=args), out)
-        attacker.process.start()
-        return attacker
-
-    def report(self) -> Hostile:
-        got = Hostile(**self.out.get(timeout=120))
-        self.process.join(timeout=30)
-        return got
-
-
-def costs(target: Target, pid: int, cores: Cores) -> list[Cost]:
-    """Each kind of hostile request alone for COST_SECONDS, the server otherwise idle: the
-    server's CPU seconds over the time, less what it spends idle (heartbeats), per request.
-    Bad tokens run twice: the first minute's failures are checked by the app (401) before
-    the address is over its limit; after that, each is a 429."""
-    before = server_cpu(pid)
-    time.sleep(COST_SECONDS)
-    idle_per_second = (server_cpu(pid) - before) / COST_SECONDS
-    measured = []
-    for kind in (*ATTACKS, BAD_TOKENS):
-        start, before = time.monotonic(), server_cpu(pid)
-        got = Attacker.start(target, cores, COST_SECONDS, (kind,)).report()
-        time.sleep(1.0)  # the connections it left are closed
-        cpu = server_cpu(pid) - before - idle_per_second * (time.monotonic() - start)
-        count, unit = counted(kind, got)
-        measured.append(Cost(kind, max(0.0, cpu), count, unit))
-    return measured
+def print_pair(pair: Pair, setup: SetUp, flush: bool = False) -> None:
+    target = setup.target_all if pair.kind == ALL else setup.target_alone
+    mib = 1024 * 1024
+    errors = pair.server_errors + pair.attacked.errors + pair.quiet.errors
+    met = (
+        (target is None or pair.ratio <= target)
+        and pair.memory_ratio <= MEMORY_TARGET
+        and errors == 0
+    )
+    verdict = f"{'met' if met else 'MISSED'} ({target:g}x)" if target is not None else "-"
+    q, a = pair.quiet, pair.attacked
+    print(
+        f"  {pair.kind:<18}{q.percentile(0.5):>8.0f} / {q.percentile(0.99):>7.0f}"
+        f"{a.percentile(0.5):>11.0f} / {a.percentile(0.99):>7.0f}{pair.ratio:>10.2f}x"
+        f"{pair.quiet_peak / mib:>15.0f} / {pair.attacked_peak / mib:>7.0f}{errors:>5}  {verdict}",
+        flush=flush,
+    )
+    for report in pair.reports:
+        print(f"      {report.kind}: {report.summary()}", flush=flush)
+    if pair.attacked_at is not None:
+        slowest = sorted(zip(a.latencies_ms, a.answered_at, strict=True), reverse=True)[:5]
+        moments = [
+            f"{ms:.0f} ms at {at - ms / 1000 - pair.attacked_at:.1f} s" for ms, at in slowest
+        ]
+        print(f"      slowest hands (s after the attack began): {', '.join(moments)}", flush=flush)
 
 
 def options(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.hostile")
-    parser.add_argument("--share-cores", action="store_true", help="the hostile client too")
+    parser.add_argument("--setups", default="single,lanes", help="single, lanes or both (default)")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"of: {', '.join(KINDS)}")
+    parser.add_argument("--no-alone", action="store_true", help="only all the kinds at once")
     parser.add_argument(
-        "--judges-beside-server",
-        action="store_true",
-        help="the judges' client on the server's cores (the hostile client keeps its own)",
+        "--together", default=",".join(KINDS), help="the kinds of the 'all at once' run (all)"
     )
-    parser.add_argument("--costs-only", action="store_true", help="only each request's cost")
-    parser.add_argument("--no-costs", action="store_true", help="skip each request's cost")
-    parser.add_argument(
-        "--folder",
-        default=None,
-        help="where the server's SQLite file goes (default: the system's temporary folder); "
-        "/dev/shm keeps the disk's stalls out of both runs",
-    )
-    parser.add_argument(
-        "--rounds", type=int, default=ROUNDS, help=f"quiet and hostile runs each (default {ROUNDS})"
-    )
-    parser.add_argument(
-        "--kinds",
-        default=",".join(ATTACKS),
-        help=f"the hostile requests beside the judges, comma-separated (of {', '.join(ATTACKS)})",
-    )
+    parser.add_argument("--seconds", type=float, default=SECONDS, help="each run's length")
+    parser.add_argument("--folder", default=None, help="for the SQLite file (/dev/shm: no disk)")
     chosen = parser.parse_args(argv)
-    kinds = tuple(kind.strip() for kind in chosen.kinds.split(",") if kind.strip())
-    unknown = [kind for kind in kinds if kind not in ATTACKS]
-    if unknown or not kinds:
-        parser.error(f"--kinds: {unknown or 'none'}; choose from {', '.join(ATTACKS)}")
-    chosen.kinds = kinds
-    if not 1 <= chosen.rounds <= 20:
-        parser.error("--rounds: from 1 to 20")
+    chosen.kinds = [k.strip() for k in chosen.kinds.split(",") if k.strip()]
+    chosen.together = tuple(k.strip() for k in chosen.together.split(",") if k.strip())
+    unknown = [k for k in (*chosen.kinds, *chosen.together) if k not in KINDS]
+    if unknown:
+        parser.error(f"--kinds, --together: unknown {unknown}; choose from {', '.join(KINDS)}")
+    chosen.setups = [s.strip() for s in chosen.setups.split(",") if s.strip()]
+    if not set(chosen.setups) <= {"single", "lanes"}:
+        parser.error("--setups: single, lanes or both")
+    if not 5 <= chosen.seconds <= 600:
+        parser.error("--seconds: from 5 to 600")
     return chosen
 
 
 def main() -> None:
     chosen = options(sys.argv[1:])
-    share, costs_only, kinds = chosen.share_cores, chosen.costs_only, chosen.kinds
-    rounds = chosen.rounds
-    cores = Cores.choose(share, chosen.judges_beside_server)
+    cores = Cores.choose()
+    runs = ([] if chosen.no_alone else chosen.kinds) + [ALL]
     print(f"machine: {machine()}")
-    os.sched_setaffinity(0, cores.server)  # the server, started from here, inherits it
     print(f"cores: {cores.describe()}")
     print(
-        f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s, {rounds} rounds of "
-        f"{RUN_SECONDS:g} s quiet and {RUN_SECONDS:g} s beside the hostile client, in turn; "
-        f"hostile: {SUBSCRIPTIONS:,} subscriptions attempted, {BIG_BODY // 10**6} MB bodies, "
-        f"{BAD_TOKENS_PER_MINUTE:,} bad tokens a minute; beside the judges: {', '.join(kinds)}",
+        f"{PLAYERS} players, {PLAYERS // 4} tables; judges {RATE:g} hands/s; each run "
+        f"{chosen.seconds:g} s quiet, then {chosen.seconds:g} s beside the attack; attacks: "
+        f"{', '.join(runs)}",
         flush=True,
     )
-    quiet, hostile = Run("sqlite", "quiet", open_loop=True), Run("sqlite", "hostile")
-    peaks = {"quiet": 0, "hostile": 0}
-    cpu = {"quiet": 0.0, "hostile": 0.0}
-    got = Hostile()
-    attacked_at: list[float] = []  # time.monotonic() when each hostile client started
-    with tempfile.TemporaryDirectory(prefix="bench-hostile-", dir=chosen.folder) as temp:
-        folder = Path(temp)
-        url = f"sqlite:///{folder / 'scoreboard.db'}"
-        round_one = RoundOne.generate(players=PLAYERS, seed=SEED)
-        tid = import_log(url, round_one.setup_lines, folder)
-        tokens = issue_tokens(url, tid, round_one.tables)
-        server = Server(url, free_port(), folder / "server.log")
-        server.start(ready_within=120.0)  # a machine busy with other work starts slowly
-        os.sched_setaffinity(0, cores.judges)  # the judges are asyncio tasks of this process
-        try:
-            assert server.process is not None
-            pid = server.process.pid
-            target = Target(server.base_url, server.port, tid)
-            tablets: Tablets | None = None
-
-            async def judged(run: Run, warm_up: bool) -> None:
-                nonlocal tablets
-                async with httpx.AsyncClient(timeout=30, limits=JUDGES_LIMITS) as client:
-                    url = hands_url(server.base_url, tid)
-                    if tablets is None:
-                        tablets = Tablets(client, url, tokens, round_one)
-                    tablets.client = client
-                    # asyncio's locks belong to the loop they were made in: one per run
-                    tablets.locks = {table: asyncio.Lock() for table in tablets.tables}
-                    if warm_up:
-                        for table in tablets.tables[:WARM_UP_HANDS]:
-                            await tablets.send_next(table, None)
-                    before = server_cpu(pid)
-                    with PeakMemory(pid) as memory:
-                        await judges(tablets, run, RUN_SECONDS)
-                    cpu[run.mode] += server_cpu(pid) - before
-                    peaks[run.mode] = max(peaks[run.mode], memory.peak)
-
-            measured = []
-            if not chosen.no_costs:
-                print("the cost of each kind of hostile request, alone...", flush=True)
-                measured = costs(target, pid, cores)
-            time.sleep(2.0)
-            print("the judges, quiet and beside the hostile client...", flush=True)
-            for turn in range(0 if costs_only else rounds):
-                asyncio.run(judged(quiet, turn == 0))
-                attacked_at.append(time.monotonic())
-                attacker = Attacker.start(target, cores, RUN_SECONDS + HEAD_START, kinds)
-                time.sleep(HEAD_START)
-                asyncio.run(judged(hostile, False))
-                got = got.plus(attacker.report())
-                time.sleep(2.0)  # the hostile connections go before the next quiet round
-            alive = server.process.poll() is None
-        finally:
-            server.stop()
-    if not costs_only:
-        print_report(quiet, hostile, peaks, cpu, got, alive, rounds)
-        print_slowest(hostile, attacked_at)
-    if measured:
-        print_costs(measured)
-
-
-def print_report(
-    quiet: Run,
-    hostile: Run,
-    peaks: dict[str, int],
-    cpu: dict[str, float],
-    got: Hostile,
-    alive: bool,
-    rounds: int,
-) -> None:
-    mib = 1024 * 1024
-    ratio50 = hostile.percentile(0.5) / quiet.percentile(0.5)
-    ratio99 = hostile.percentile(0.99) / quiet.percentile(0.99)
+    if "lanes" in chosen.setups and caddy() is None:
+        print("lanes: skipped, no caddy on this machine (Debian's package `caddy`)")
+        chosen.setups.remove("lanes")
+    os.sched_setaffinity(0, cores.clients or cores.server)
+    results: list[tuple[SetUp, list[Pair]]] = []
+    round_one = RoundOne.generate(players=PLAYERS, seed=SEED)
+    for name in chosen.setups:
+        with tempfile.TemporaryDirectory(
+            prefix=f"bench-hostile-{name}-", dir=chosen.folder
+        ) as temp:
+            folder = Path(temp)
+            url = f"sqlite:///{folder / 'scoreboard.db'}"
+            tid = import_log(url, round_one.setup_lines, folder)
+            tokens = issue_tokens(url, tid, round_one.tables)
+            starting = single if name == "single" else lanes
+            with starting(folder, url, cores) as setup:
+                print_header(setup)
+                pairs = measure(
+                    setup, round_one, tid, tokens, runs, cores, chosen.seconds, chosen.together
+                )
+            results.append((setup, pairs))
     print()
-    header = (
-        f"{'run':<10}{'hands':>7}{'errors':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-        f"{'peak MiB':>10}{'server CPU s':>14}"
-    )
-    print(header)
-    print("-" * len(header))
-    for run in (quiet, hostile):
-        print(
-            f"{run.mode:<10}{run.hands:>7}{run.errors:>8}{run.percentile(0.5):>9.1f}"
-            f"{run.percentile(0.99):>9.1f}{max(run.latencies_ms, default=math.nan):>9.1f}"
-            f"{peaks[run.mode] / mib:>10.0f}{cpu[run.mode]:>14.2f}"
-        )
-    print(f"{'ratio':<10}{'':>7}{'':>8}{ratio50:>8.2f}x{ratio99:>8.2f}x")
-    met = ratio99 <= TARGET_RATIO and hostile.errors == 0 and alive
-    print(
-        f"target: hostile p99 within {TARGET_RATIO:g}x of the quiet p99, no judge refused: "
-        f"{'met' if met else 'MISSED'} ({ratio99:.2f}x)"
-    )
-    print(
-        f"the server spent {cpu['hostile'] - cpu['quiet']:.2f} CPU s more beside the hostile "
-        f"client than quiet, over {rounds} x {RUN_SECONDS:g} s"
-    )
-    print()
-    print("the hostile client got:")
-    print(
-        f"  websockets: {got.connections} connections kept, {got.connections_refused} refused "
-        f"(4429); {got.subscriptions_attempted:,} subscriptions attempted over "
-        f"{got.flooding_connections} connections, {got.subscriptions_followed:,} followed, "
-        f"{got.channel_errors:,} error frames"
-    )
-    print(f"  closes: {got.closes}")
-    print(
-        f"  100 MB bodies: {got.big_bodies} sent, answers {got.big_answers}, "
-        f"{got.big_bytes_sent / mib:,.0f} MiB written before the server closed"
-    )
-    print(f"  bad tokens: {got.bad_tokens:,} sent, answers {got.bad_answers}")
-    print(f"  server still up: {alive}")
-
-
-def print_slowest(hostile: Run, attacked_at: list[float], count: int = 5) -> None:
-    """When the slowest hands beside the hostile client came, in seconds after it started:
-    work the server does for all its connections at one moment (their keepalive pings, an
-    interval after they opened; their drops) shows as slow hands at the same second."""
-    slowest = sorted(zip(hostile.latencies_ms, hostile.answered_at, strict=True), reverse=True)
-    moments = []
-    for latency, answered in slowest[:count]:
-        started = max((at for at in attacked_at if at <= answered), default=answered)
-        moments.append(f"{latency:.1f} ms at {answered - started:.1f} s")
-    print(f"  slowest hands beside it (s after the hostile client started): {', '.join(moments)}")
-
-
-def print_costs(measured: list[Cost]) -> None:
-    print()
-    print(f"the server's CPU for each kind of hostile request, alone for {COST_SECONDS:g} s:")
-    header = f"{'kind':<18}{'CPU s':>8}{'count':>8}{'ms each':>9}  each is a"
-    print(header)
-    print("-" * (len(header) + 30))
-    for cost in measured:
-        print(
-            f"{cost.kind:<18}{cost.cpu:>8.2f}{cost.count:>8,}{cost.per_unit_ms:>9.3f}  {cost.unit}"
-        )
+    print("summary (p99 ratio attacked / quiet; peak memory ratio; 5xx):")
+    for setup, pairs in results:
+        print_header(setup)
+        for pair in pairs:
+            print_pair(pair, setup)
 
 
 if __name__ == "__main__":
