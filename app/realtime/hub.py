@@ -36,6 +36,7 @@ from app.realtime.channels import TIMED, as_json, change, channel_kind
 from app.realtime.queues import SmallQueue
 from app.realtime.replica import Committed, Replica
 from app.realtime.source import Commit, TournamentSource
+from app.realtime.turns import JudgesFirst
 
 log = logging.getLogger(__name__)
 _slices = itertools.count()  # hands out the clients' heartbeat slices in turn
@@ -265,13 +266,17 @@ class Feed:
         tournament, version = replica.tournament, replica.version
         assert tournament is not None  # catch_up raised TournamentGone otherwise
 
+        patience = self.hub.judges.patient(self.hub.answer_wait)
+
         def view() -> tuple[int, dict[str, LiveState], datetime | None]:
             states = States(tournament, now, earlier)
-            fresh = {
-                channel: states.live(channel)
-                for channel in wanted
-                if not existing or in_tournament(tournament, channel)
-            }
+            fresh: dict[str, LiveState] = {}
+            for channel in wanted:
+                if not existing or in_tournament(tournament, channel):
+                    # A judge's hand first: one channel of a hall's thousand is under way
+                    # beside it at most (app/realtime/turns.py)
+                    patience.wait()
+                    fresh[channel] = states.live(channel)
             return version, fresh, states.next_boundary(after=True) if boundary else None
 
         return await asyncio.to_thread(view)
@@ -311,7 +316,9 @@ class Feed:
         of the changes encoded."""
         server_time = format_time(self.hub.clock())
         encoded = 0
+        patience = self.hub.judges.patient(self.hub.answer_wait)
         for channel, new in fresh.items():
+            await patience.turn()  # a judge's hand first (app/realtime/turns.py)
             held = self.states.get(channel)
             if held is None:
                 self.states[channel] = (version, new)
@@ -511,9 +518,14 @@ class Hub:
         send_timeout: float,
         close_grace: float,
         linger: float = 0.0,
+        judges: JudgesFirst | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
+        # In one process serving both lanes, a judge's request in flight: the feed's work of
+        # an update waits for its answer between two channels, for answer_wait at most, as
+        # it waits for the answers its own writes owe (app/realtime/turns.py)
+        self.judges = judges or JudgesFirst()
         # Seconds a client may take to accept one frame before it is closed as too slow, then
         # to read up to that close before it is cut off (SCOREBOARD_WS_SEND_TIMEOUT and
         # SCOREBOARD_WS_CLOSE_GRACE, whose defaults are the server's)

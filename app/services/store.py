@@ -172,8 +172,10 @@ class TournamentStore:
         self.clock = clock
         self.hall_zone = hall_zone  # whose day a table token lasts (rule TK-1)
         self.claim_window = claim_window  # app/services/judging.py, _abandoned
-        self._cache: dict[int, _Cached] = {}
+        self._cache: dict[int, _Cached] = {}  # the writers' copies (see `read`)
         self._locks: dict[int, threading.RLock] = {}
+        self._readers: dict[int, _Cached] = {}  # the readers' copies, and their locks
+        self._reader_locks: dict[int, threading.RLock] = {}
         self._locks_guard = threading.Lock()
         self.subscribers: list[Publisher] = []
         # This server process, named in the claims it makes (app/services/processes.py);
@@ -222,18 +224,7 @@ class TournamentStore:
 
     def _apply(self, tournament_id: int, lines: Sequence[LogLine]) -> _Cached:
         """The cached state with `lines` (from `_unseen`) applied."""
-        cached = self._cache.get(tournament_id)
-        if cached is None:
-            if not lines:
-                raise NotFound(
-                    say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
-                )
-            tournament = replay_lines([line.body for line in lines], stored=True)
-            cached = _Cached(tournament, lines[-1].seq, lines[-1].version)
-        else:
-            for line in lines:
-                apply_line(cached.tournament, line.body)
-                cached.seq, cached.version = line.seq, line.version
+        cached = _applied(self._cache.get(tournament_id), tournament_id, lines)
         self._cache[tournament_id] = cached
         return cached
 
@@ -246,11 +237,28 @@ class TournamentStore:
         return self._apply(tournament_id, lines)
 
     def read(self, tournament_id: int, view: Callable[[Tournament, int], T]) -> T:
-        """Run `view(tournament, version)` on the up-to-date state, under the lock (a view
-        never sees a half-applied write)."""
-        with self._locked(tournament_id):
-            cached = self._catch_up(tournament_id)
-            return view(cached.tournament, cached.version)
+        """Run `view(tournament, version)` on the state as committed now, on the readers'
+        copy of the tournament under its own lock (a view never sees a half-applied line).
+
+        The writers' copy is the one a write decides on, under the tournament's lock. Views
+        used to run on it, under that lock: a spectator's page or a TV graphic that took
+        20 ms held up every judge's hand meanwhile, and a hall of them without end (issue
+        32). The readers' copy takes every committed line from the database, as another
+        process's copy does, so a view sees every write answered before it, and a judge's
+        hand never waits for a view. It costs the tournament's memory once more."""
+        with self._reading(tournament_id):
+            with Session(self.engine) as session:
+                copy = self._readers.get(tournament_id)
+                lines = queries.lines_after(session, tournament_id, copy.seq if copy else 0)
+            copy = self._readers[tournament_id] = _applied(copy, tournament_id, lines)
+            return view(copy.tournament, copy.version)
+
+    @contextmanager
+    def _reading(self, tournament_id: int) -> Iterator[None]:
+        with self._locks_guard:
+            lock = self._reader_locks.setdefault(tournament_id, threading.RLock())
+        with lock:
+            yield
 
     def lines_after(self, tournament_id: int, seq: int) -> list[LogLine]:
         """The log's lines after its first `seq`, in order: how another copy of the
@@ -260,6 +268,8 @@ class TournamentStore:
 
     def rebuild(self, tournament_id: int) -> Tournament:
         """Forget the cache and replay the whole log: the proof the cache is derived."""
+        with self._reading(tournament_id):
+            self._readers.pop(tournament_id, None)
         with self._locked(tournament_id):
             self._cache.pop(tournament_id, None)
             return self._catch_up(tournament_id).tournament
@@ -603,3 +613,19 @@ class TournamentStore:
 
 
 __all__ = ["Appended", "Author", "Decide", "RuleViolation", "TournamentStore", "request_hash"]
+
+
+def _applied(cached: _Cached | None, tournament_id: int, lines: Sequence[LogLine]) -> _Cached:
+    """A copy of the tournament with `lines` (those committed after it) applied: the log
+    replayed when there is no copy yet."""
+    if cached is None:
+        if not lines:
+            raise NotFound(
+                say("tournament {tournament_id} does not exist", tournament_id=tournament_id)
+            )
+        tournament = replay_lines([line.body for line in lines], stored=True)
+        return _Cached(tournament, lines[-1].seq, lines[-1].version)
+    for line in lines:
+        apply_line(cached.tournament, line.body)
+        cached.seq, cached.version = line.seq, line.version
+    return cached

@@ -17,6 +17,7 @@ from app import __version__, metrics
 from app.db.engine import make_engine, migrate
 from app.realtime.backplane import RedisBackplane
 from app.realtime.hub import OWED_ANSWER, Hub, HubCollector
+from app.realtime.turns import JudgesFirst
 from app.services import search
 from app.services.feeds import etag_matches, etag_of
 from app.services.processes import Heartbeat
@@ -32,7 +33,7 @@ from app.web.guards import (
     refuse_guessers,
 )
 from app.web.health import ReadinessCheck
-from app.web.lanes import public_only
+from app.web.lanes import judges_first, public_only
 from app.web.logs import log_request, redact_tokens_in_server_logs, request_id_of
 from app.web.public_answers import PublicAnswers, answering_public
 
@@ -52,6 +53,8 @@ class AppState(TypedDict):
 class ScoreboardApp(FastAPI):
     settings: Settings
     front: ASGIApp | None = None
+    # The judges' requests in flight, which this process's public work waits for (issue 32)
+    judges: JudgesFirst
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # A body over its limit is refused before anything reads it (issue 14), and a guess
@@ -60,7 +63,10 @@ class ScoreboardApp(FastAPI):
         if self.front is None:
             # A write is counted against its limits once answered, by its status (issue 32).
             counted = count_writes(answers_first(super().__call__))
-            guarded = limit_bodies(refuse_guessers(counted), self.settings)
+            # Counted in flight once past the refusals at once (issue 32): a flood of bad
+            # tokens answered 429 by refuse_guessers holds no public work up.
+            first = judges_first(counted, self.judges)
+            guarded = limit_bodies(refuse_guessers(first), self.settings)
             if self.settings.role == "public":
                 guarded = public_only(guarded)  # issue 32: the judges' lane is not served here
             self.front = timed(guarded)
@@ -302,6 +308,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.process = heartbeat.identity
         hub = Hub(
             store,
+            judges=app.judges,
             send_timeout=app_settings.ws_send_timeout,
             close_grace=app_settings.ws_close_grace,
             linger=app_settings.ws_resume_seconds,
@@ -319,7 +326,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             await backplane.start()  # it subscribes to the store's commits too
         # The store's clock as it is when asked (a test moves it by hand).
-        public_answers = PublicAnswers(app_settings, store.tournaments, lambda: store.clock())
+        public_answers = PublicAnswers(
+            app_settings, store.tournaments, lambda: store.clock(), app.judges
+        )
         store.subscribe(public_answers.committed)
         hub.heard.append(public_answers.heard)
         own_metrics = CollectorRegistry(auto_describe=True)
@@ -356,6 +365,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.settings = app_settings
+    app.judges = JudgesFirst()
     app.include_router(routes.router)
     app.include_router(languages.router)
     pages.mount_static(app)

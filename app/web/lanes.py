@@ -22,6 +22,7 @@ from typing import Literal
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.domain.errors import say
+from app.realtime.turns import JudgesFirst
 from app.web.guards import _problem
 
 Lane = Literal["judges", "public"]
@@ -74,3 +75,20 @@ def public_only(app: ASGIApp) -> ASGIApp:
         await app(scope, receive, send)
 
     return guarded
+
+
+def judges_first(app: ASGIApp, judges: JudgesFirst) -> ASGIApp:
+    """Each request of the judges' lane counted in flight until it is answered, for this
+    process's public work to wait for (app/realtime/turns.py)."""
+
+    async def counting(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or lane_of(scope["method"], scope["path"]) != JUDGES:
+            await app(scope, receive, send)
+            return
+        judges.begin()
+        try:
+            await app(scope, receive, send)
+        finally:
+            judges.end()
+
+    return counting

@@ -43,15 +43,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from limits.storage import MemoryStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
 from app.domain.errors import say
+from app.realtime.turns import JudgesFirst
 from app.services.store import Listed
 from app.settings import Settings
-from app.web.guards import Rate, _per, _problem, client_address
+from app.web.guards import ProcessCounts, Rate, _per, _problem, client_address
 from app.web.lanes import PUBLIC, lane_of
 
 log = logging.getLogger(__name__)
@@ -251,7 +251,7 @@ class PublicLimits:
     counter: one count a window, whatever the rate)."""
 
     def __init__(self, settings: Settings) -> None:
-        self.limiter = SlidingWindowCounterRateLimiter(MemoryStorage())
+        self.limiter = SlidingWindowCounterRateLimiter(ProcessCounts())
         self.rates = {
             _READ: Rate.of(
                 settings.public_reads_per_address,
@@ -337,8 +337,11 @@ class PublicAnswers:
         settings: Settings,
         tournaments: Callable[[], Sequence[Listed]],
         clock: Callable[[], datetime],
+        judges: JudgesFirst | None = None,
     ) -> None:
         self.clock = clock  # the store's: the time every clock on a page is shown at
+        # A judge's request in flight in this process: no answer starts being made meanwhile
+        self.judges = judges or JudgesFirst()
         self.board = VersionBoard(tournaments)
         self.kept = KeptAnswers(settings.public_cache_bytes)
         self.places = Places(settings.public_concurrency, settings.public_queue)
@@ -391,15 +394,26 @@ def answering_public(app: ASGIApp) -> ASGIApp:
 async def _bounded(
     public: PublicAnswers, app: ASGIApp, scope: Scope, receive: Receive, send: Send
 ) -> None:
+    await _in_a_place(public, app, scope, receive, send)
+
+
+async def _in_a_place(
+    public: PublicAnswers, app: ASGIApp, scope: Scope, receive: Receive, send: Send
+) -> bool:
+    """Answer within one of the places for public work, once the judges' requests in
+    flight are answered (app/realtime/turns.py); False if every place and the queue are
+    taken (answered 503)."""
     try:
         await public.places.take()
     except Busy:
         await _send_busy(send)
-        return
+        return False
     try:
+        await public.judges.patient().turn()
         await app(scope, receive, send)
     finally:
         public.places.give_back()
+    return True
 
 
 async def _send_busy(send: Send) -> None:
@@ -503,15 +517,8 @@ async def _make(
         await send(message)
 
     made_at = public.clock()
-    try:
-        await public.places.take()
-    except Busy:
-        await _send_busy(send)
+    if not await _in_a_place(public, app, scope, receive, holding):
         return None
-    try:
-        await app(scope, receive, holding)
-    finally:
-        public.places.give_back()
     if start is None or not keep:
         return None
     body = b"".join(parts)

@@ -985,10 +985,12 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             # The client that never read again: cut off, without a close frame.
             assert gone.close_code is None, (gone.close_code, gone.close_reason)
             # What the server cannot send is dropped, not kept: while the dead client did not
-            # read (its socket already full), it was offered far more frames than its queue
-            # holds, and the server's memory grew by a few megabytes (history, caches) at most.
-            # A coarse ceiling; the bounded queue itself shows in the dropped frames above.
-            assert len([m for m in offered if m.type == "change"]) > 2 * QUEUE_LIMIT
+            # read (its socket already full), it was offered more frames than its queue holds
+            # (a wave's hands come in one or a few updates: each waits for the judges' answers
+            # in flight, app/realtime/turns.py), and the server's memory grew by a few
+            # megabytes (history, caches) at most. A coarse ceiling; the bounded queue itself
+            # shows in the dropped frames above.
+            assert len([m for m in offered if m.type == "change"]) > QUEUE_LIMIT
             assert rss_growth < 40_000_000, (rss_growth, sum(len(m.raw) for m in offered))
             # No change that does not apply on top of the version held, at any client.
             assert broken == [], broken[:5]
