@@ -324,18 +324,13 @@ class Settings(BaseSettings):
                 f"Generate one with: {MAKE_A_TOKEN}"
             )
         checkin = "" if self.checkin_secret is None else self.checkin_secret.get_secret_value()
-        if checkin and (
-            len(checkin) < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH
-            or estimated_entropy_bits(checkin) < MIN_PRODUCTION_ADMIN_TOKEN_BITS
-            or checkin == token
-        ):
+        why = None if not checkin else _weaker_than_the_admin_token(checkin, token)
+        if why is not None:
             # rule CI-1: a code derived from a guessable secret is a code anyone can print
             raise ValueError(
-                "SCOREBOARD_CHECKIN_SECRET must be a secret of at least "
-                f"{MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters, as hard to guess as the "
-                "admin token and not the same, when SCOREBOARD_ENVIRONMENT=production (or "
-                f"leave it unset: the codes then derive from the admin token). Generate one "
-                f"with: {MAKE_A_TOKEN}"
+                "SCOREBOARD_CHECKIN_SECRET is refused when SCOREBOARD_ENVIRONMENT=production: "
+                f"{why} (or leave it unset: the codes then derive from the admin token). "
+                f"Generate one with: {MAKE_A_TOKEN}"
             )
         bits = estimated_entropy_bits(token)
         if bits < MIN_PRODUCTION_ADMIN_TOKEN_BITS:

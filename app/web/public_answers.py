@@ -20,7 +20,9 @@ Every GET of the public lane (app/web/lanes.py) goes through three steps:
    next is refused at once with 503 and Retry-After. So the public lane never holds more
    than that many of the server's threads, and the judges' requests (which need one too:
    their routes are plain functions that FastAPI runs in its thread pool) never queue
-   behind readers.
+   behind readers. While every place is taken, an answer kept up to STALE_WHEN_BUSY ago is
+   served rather than one more made. An answer to be made waits, in its place, while a
+   request of the judges' lane is in flight in this process (app/realtime/turns.py).
 
 The versions: this process's own commits are known at once (the store's subscriber),
 another process's as the live feed hears of them through the backplane (the hub's
@@ -66,6 +68,8 @@ STALE_WHEN_BUSY = timedelta(seconds=1)
 # change that no notification announced (Redis away, a `scoreboard import` beside the
 # server) may take to reach the public answers. Announced changes arrive at once.
 VERSIONS_POLL = 1.0
+# Tournament ids found missing remembered at once (VersionBoard; a bound on the memory)
+MAX_MISSING = 10_000
 # An answer larger than this share of the cache is made every time (a whole day's log of a
 # big event), never kept: it would push out everything else.
 LARGEST_SHARE = 8
@@ -97,6 +101,9 @@ class VersionBoard:
         self.versions: dict[int, int] = {}
         self._polled_at = -math.inf
         self._polling: asyncio.Task[None] | None = None
+        # tournament id -> when a poll last found it missing: a reader asking again and
+        # again for one that does not exist costs no query each (at most one a VERSIONS_POLL)
+        self._missing: OrderedDict[int, float] = OrderedDict()
 
     def heard(self, tournament_id: int, version: int) -> None:
         """A commit of this process, or one the backplane announced."""
@@ -107,15 +114,25 @@ class VersionBoard:
         """What an answer about `tournament_id` (every tournament, for None) is made from:
         the same stamp, the same answer. A tournament not known here yet (made by another
         process a moment ago, or not there at all) is looked for in the database at once."""
-        unknown = tournament_id is not None and tournament_id not in self.versions
-        if unknown or time.monotonic() - self._polled_at >= VERSIONS_POLL:
+        now = time.monotonic()
+        unknown = (
+            tournament_id is not None
+            and tournament_id not in self.versions
+            and now - self._missing.get(tournament_id, -math.inf) >= VERSIONS_POLL
+        )
+        if unknown or now - self._polled_at >= VERSIONS_POLL:
             if self._polling is None:
                 self._polling = asyncio.create_task(self._poll())
             # shielded: a reader that goes away leaves the reading to the others
             await asyncio.shield(self._polling)
-        if tournament_id is not None:
-            return self.versions.get(tournament_id)
-        return tuple(sorted(self.versions.items()))
+        if tournament_id is None:
+            return tuple(sorted(self.versions.items()))
+        if unknown and tournament_id not in self.versions:
+            self._missing[tournament_id] = now
+            self._missing.move_to_end(tournament_id)
+            if len(self._missing) > MAX_MISSING:
+                self._missing.popitem(last=False)
+        return self.versions.get(tournament_id)
 
     async def _poll(self) -> None:
         try:

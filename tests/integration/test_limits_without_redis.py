@@ -14,6 +14,7 @@ from __future__ import annotations
 import socket
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -118,22 +119,27 @@ def test_with_redis_there_every_process_shares_one_count() -> None:
 # -- the check-in as a phone sends it ---------------------------------------------------
 
 
-@pytest.fixture
-def server_away(
-    database_url: str, away: tuple[str, SilentRedis | None]
-) -> Iterator[tuple[TestClient, Settings]]:
-    url, _ = away
-    settings = Settings(
+def _settings_with_redis_away(database_url: str, redis_url: str, **more: Any) -> Settings:
+    return Settings(
         database_url=database_url,
         admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
-        redis_url=url,
+        redis_url=redis_url,
         redis_channel=backplane_channel(),
         # the backplane's own connections wait for the test's whole length: only the
         # rate limits' waits are what the mute stand-in counts as given up
         redis_socket_timeout=600,
         redis_connect_timeout=600,
         rate_limit_key_prefix=f"test-{uuid.uuid4().hex}",
+        **more,
     )
+
+
+@pytest.fixture
+def server_away(
+    database_url: str, away: tuple[str, SilentRedis | None]
+) -> Iterator[tuple[TestClient, Settings]]:
+    url, _ = away
+    settings = _settings_with_redis_away(database_url, url)
     with TestClient(create_app(settings), client=(GUESSER, 40000)) as client:
         yield client, settings
 
@@ -170,16 +176,7 @@ def test_writes_are_counted_in_memory_while_redis_is_away(
 ) -> None:
     """Before: the write that found Redis away was not counted."""
     url, mute = away
-    settings = Settings(
-        database_url=database_url,
-        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
-        redis_url=url,
-        redis_channel=backplane_channel(),
-        redis_socket_timeout=600,
-        redis_connect_timeout=600,
-        rate_limit_key_prefix=f"test-{uuid.uuid4().hex}",
-        writes_per_token="3/minute",
-    )
+    settings = _settings_with_redis_away(database_url, url, writes_per_token="3/minute")
     setup = open_tournament(store, club_opening(), (1,))
     with TestClient(create_app(settings), client=(GUESSER, 40000)) as tablet:
         statuses = [
