@@ -22,9 +22,8 @@ import json
 import statistics
 import time
 from datetime import UTC, datetime
-from typing import Any
 
-from app.domain.replay import apply_line, replay_lines
+from app.domain.replay import StandingRowData, apply_line, replay_lines
 from app.domain.standings import Standing
 from app.read.views import LiveState, States
 from app.realtime.channels import change
@@ -48,7 +47,7 @@ def main() -> None:
         *(f"player:{player}" for player in players),
     ]
     now = datetime.now(UTC)
-    earlier: dict[Standing, dict[str, Any]] = {}
+    earlier: dict[Standing, StandingRowData] = {}
 
     def states(reuse: bool) -> dict[str, LiveState]:
         nonlocal earlier

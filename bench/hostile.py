@@ -265,6 +265,7 @@ def measure(
         pair.quiet_peak = asyncio.run(judged(quiet, number == 0))
         chosen = together if kind == ALL else (kind,)
         pair.attacked_at = time.monotonic()
+        print(f"  {kind}: the attack began at {time.time():.3f} (epoch s)", file=sys.stderr)
         attacker = Attacker.start(target, chosen, seconds + HEAD_START, cores.clients)
         time.sleep(HEAD_START)
         pair.attacked_peak = asyncio.run(judged(attacked, False))

@@ -7,8 +7,9 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 import uvicorn
@@ -144,13 +145,37 @@ def serve(
 
 def serving_app() -> FastAPI:
     """The app as `scoreboard serve` runs it, in each of its processes."""
-    _settle_garbage_collector()
     _switch_threads_often()
     if get_settings().log_format == "json":
         configure_logging(as_json=True, settings=get_settings())  # in each worker too
     app = create_app()
+    build_every_route(app)
+    _settle_garbage_collector()  # after the app is built: what it built is frozen too
     Collector(app.judges).start()  # type: ignore[attr-defined]
     return app
+
+
+def build_every_route(app: FastAPI) -> int:
+    """Build what FastAPI builds for each router on the first request it matches, now, before
+    serving: each included router's routes, their parameters and answers' validators. Lazily,
+    a router first reached mid-tournament held the event loop 183 ms (pydantic making its
+    schemas), a judge's hand with it (bench/hostile.py on one process, issue 32: a public
+    route first asked for twelve seconds into the attack). FastAPI 0.165 keeps them in each
+    included router (`effective_candidates`, `effective_low_priority_routes`); an older or
+    newer FastAPI without them builds nothing here and goes on building on first use. The
+    number of routers built."""
+
+    def build(routes: Sequence[Any]) -> int:
+        built = 0
+        for route in routes:
+            candidates = getattr(route, "effective_candidates", None)
+            low_priority = getattr(route, "effective_low_priority_routes", None)
+            if callable(candidates) and callable(low_priority):
+                low_priority()
+                built += 1 + build(candidates())
+        return built
+
+    return build(app.router.routes)
 
 
 # How long a thread holds the interpreter while another waits for it (Python's default,
@@ -174,12 +199,19 @@ def _switch_threads_often() -> None:
 # collections, the longest 309 ms without a single update (and the walk grows with the
 # clients); with the settings below, none, and no collection over 73 ms.
 YOUNG_GENERATION = 10_000  # objects, not 700: a hand's update is done before a collection
-# A full collection after 100 of the middle generation's, not 10: under a hostile client's
+# A full collection after 370 of the middle generation's, not 10: under a hostile client's
 # load (thousands of requests and frames a second) full collections came every few seconds
 # and each walked the tournament's state and the live feed's copy of it, 200 ms without an
 # answer (bench/hostile.py, issue 32); none came in its runs since. Cycles are rare here
 # (reference counting frees nearly everything), so what waits for a full collection is small.
-OLD_GENERATION = 100
+OLD_GENERATION = 370
+# The middle generation collected after every third young one's, not every eleventh: each
+# walks what survived the young collections since the last, and under a hostile client's
+# load (its connections, its channels, their caches, all new) the first one walked eleven
+# young collections' survivors at once, 146 to 183 ms without an answer; a third as many
+# a time spreads the same walk. OLD_GENERATION is raised with it, so that a full collection
+# comes as rarely as before: after 3 x 371 young collections, as 11 x 101 did.
+MIDDLE_GENERATION = 2
 
 
 def _settle_garbage_collector() -> None:
@@ -188,13 +220,12 @@ def _settle_garbage_collector() -> None:
     die young instead of being promoted, so full collections stop coming in steady play."""
     gc.collect()
     gc.freeze()
-    _, middle, _ = gc.get_threshold()
-    gc.set_threshold(YOUNG_GENERATION, middle, OLD_GENERATION)
+    gc.set_threshold(YOUNG_GENERATION, MIDDLE_GENERATION, OLD_GENERATION)
 
 
 # How often the collector looks whether a collection is due (Collector), and
 # the longest a due collection waits for the judges' requests in flight to be answered.
-COLLECTOR_LOOKS_EVERY = 0.02
+COLLECTOR_LOOKS_EVERY = 0.005
 COLLECTION_WAITS_AT_MOST = 1.0
 
 
