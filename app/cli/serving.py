@@ -1,6 +1,7 @@
 """`scoreboard serve`: the one command that loads the web app (uvicorn imports it)."""
 
 import contextlib
+import ctypes
 import gc
 import logging
 import os
@@ -145,6 +146,7 @@ def serve(
 
 def serving_app() -> FastAPI:
     """The app as `scoreboard serve` runs it, in each of its processes."""
+    return_freed_memory()
     _switch_threads_often()
     if get_settings().log_format == "json":
         configure_logging(as_json=True, settings=get_settings())  # in each worker too
@@ -176,6 +178,31 @@ def build_every_route(app: FastAPI) -> int:
         return built
 
     return build(app.router.routes)
+
+
+# glibc's allocator, as `scoreboard serve` sets it (return_freed_memory). By default a
+# block freed raises the size above which blocks are mapped apart (and given back to the
+# system when freed) to its own size, up to 32 MiB: after a few large answers (a log
+# download, a body read) every later one came from the heap, between small objects that
+# live on, and was never given back. Each thread also took an arena of its own (up to 8 a
+# core). Under every attack at once a process grew from 283 to 431-456 MiB and stayed
+# there, where Python's own objects had grown by 10 MiB (bench/hostile.py on one process,
+# issue 32); with a fixed threshold and two arenas, 393 MiB.
+MAPPED_APART_FROM = 128 * 1024  # bytes: glibc's default threshold, kept fixed
+MALLOC_ARENAS = 2
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8  # mallopt's parameters, from glibc's malloc.h
+
+
+def return_freed_memory() -> bool:
+    """Set glibc's allocator so that large blocks freed go back to the system (see above).
+    False where the C library is not glibc (macOS, Alpine's musl): it keeps its own ways."""
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    arenas = mallopt(_M_ARENA_MAX, MALLOC_ARENAS)
+    return bool(mallopt(_M_MMAP_THRESHOLD, MAPPED_APART_FROM)) and bool(arenas)
 
 
 # How long a thread holds the interpreter while another waits for it (Python's default,
