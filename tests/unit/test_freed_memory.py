@@ -36,7 +36,7 @@ PROGRAM = textwrap.dedent(
     large, small = [], []
     for _ in range(200):
         large.append(bytearray(2**20))
-        small.append(bytearray(100))
+        small.append(bytearray(4096))  # from the C heap (above pymalloc's 512 bytes)
     held = resident_mib()
     del large
     print(held - resident_mib())
