@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from pathlib import Path
 
 import pytest
+import uvicorn
 from app_routes import api_routes, calls
 
 from app.web import create_app
@@ -92,3 +95,16 @@ def test_the_proxy_routes_by_the_same_pattern() -> None:
     caddyfile = CADDYFILE.read_text()
     assert f"not path_regexp ^({_JUDGES_READS.pattern})$" in caddyfile
     assert "method GET HEAD OPTIONS" in caddyfile
+
+
+def test_the_proxy_lets_go_of_an_idle_connection_before_a_process_does() -> None:
+    """A judge's hand sent by the proxy down a connection the process is closing, idle, at
+    that instant is answered 502, and a POST is never sent again (bench/hostile.py: the
+    first hand after five quiet seconds). Caddy's `keepalive` is that wait on its side."""
+    process_waits = inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default
+    proxy_waits = re.findall(r"^\s*keepalive (\d+)s\s*$", CADDYFILE.read_text(), re.MULTILINE)
+    assert proxy_waits, "deploy/Caddyfile sets no upstream keepalive (Caddy's default: 2m)"
+    assert all(int(seconds) < process_waits for seconds in proxy_waits), (
+        proxy_waits,
+        process_waits,
+    )
