@@ -298,8 +298,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 target=search.load_dictionaries, name="search-dictionaries", daemon=True
             ).start()
             # This process's heartbeat: its claims are released at once if it dies (issue 14).
+            # A public process claims nothing and keeps no heartbeat: its heartbeat was the
+            # public lane's one hold on the database's write lock, which every hand needs, and
+            # at nice 10 under the public's load that hold lasts until the process is given
+            # the CPU again (issue 32).
             heartbeat = Heartbeat(engine, store.clock)
-            await asyncio.to_thread(heartbeat.start)
+            if app_settings.role != "public":
+                await asyncio.to_thread(heartbeat.start)
         except BaseException:
             # A start that fails (a schema it cannot migrate, a database that does not answer)
             # leaves no connection open behind it.
@@ -352,7 +357,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if backplane is not None:
                 await backplane.stop()
             await hub.stop()
-            await asyncio.to_thread(heartbeat.stop)
+            if app_settings.role != "public":
+                await asyncio.to_thread(heartbeat.stop)
             engine.dispose()
 
     # FastAPI's own /docs and /redoc load their scripts from a CDN: pages.install_docs

@@ -21,8 +21,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlmodel import Session, select
 from websockets.asyncio.client import connect
 
+from app.db.engine import make_engine
+from app.db.tables import ServerProcessRow
 from app.services.store import TournamentStore
 from bench.load import RoundOne, free_port, hand_headers, hands_url, in_own_schema
 from bench.proxy import Proxy, proxy_in_front_of
@@ -46,6 +49,7 @@ class Lanes:
     public: LiveServer
     tournament: Tournament
     generated: RoundOne
+    database_url: str
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +72,7 @@ def lanes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lanes]:
         judges.start()
         public.start()
         with proxy_in_front_of([judges.port], tmp_path / "caddy", [public.port]) as proxy:
-            yield Lanes(proxy, judges, public, tournament, generated)
+            yield Lanes(proxy, judges, public, tournament, generated, database_url)
     finally:
         public.stop()
         judges.stop()
@@ -169,6 +173,25 @@ def test_the_public_process_yields_the_cpu_to_the_judges(lanes: Lanes) -> None:
     judges, public = nice_of(lanes.judges.process.pid), nice_of(lanes.public.process.pid)
     assert public - judges == 10  # SCOREBOARD_PUBLIC_NICE
     assert "runs at nice" in lanes.public.log
+
+
+def test_the_public_process_writes_nothing_to_the_database(lanes: Lanes) -> None:
+    """Every process kept a heartbeat row (issue 14), written every second. In a public
+    process, at nice 10 and busy with whatever the public asks, that write was the public
+    lane's one hold on the database's write lock, which every hand needs: it lasted until the
+    process was given the CPU again. (bench/hostile.py, the lanes beside every attack at
+    once, once in seven runs: the hands waited 34 s and were answered 503. That run's logs
+    were not kept, so this write is the suspect, not the proven cause.) A public process
+    serves no write and claims no hand: it keeps no row, and never takes the write lock."""
+    assert lanes.judges.process is not None and lanes.public.process is not None
+    engine = make_engine(lanes.database_url)
+    try:
+        with Session(engine) as session:
+            pids = {row.pid for row in session.exec(select(ServerProcessRow)).all()}
+    finally:
+        engine.dispose()
+    assert lanes.judges.process.pid in pids  # its claims are released at once if it dies
+    assert lanes.public.process.pid not in pids
 
 
 def test_a_lane_without_redis_is_refused_at_start(tmp_path: Path) -> None:
