@@ -38,6 +38,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -153,6 +154,21 @@ class Pair:
     @property
     def server_errors(self) -> int:
         return sum(r.server_errors for r in self.reports)
+
+
+def errors_of(pair: Pair) -> int:
+    """The answers of 500 or more (and the hands never answered), judges' and attackers'."""
+    return pair.server_errors + pair.attacked.errors + pair.quiet.errors
+
+
+def keep_logs(folder: Path, setup: str) -> None:
+    """The set-up's logs (each process's and the proxy's), kept where the run's folder is
+    removed: a 5xx seen once in several runs is explained by its logs or not at all."""
+    kept = Path(tempfile.gettempdir()) / f"bench-hostile-{setup}-logs-{int(time.time())}"
+    kept.mkdir(parents=True, exist_ok=True)
+    for log in [*folder.glob("*.log"), *folder.glob("caddy/*.log")]:
+        shutil.copy(log, kept / log.name)
+    print(f"  answers of 500 or more: the set-up's logs are kept in {kept}", flush=True)
 
 
 @dataclass
@@ -290,7 +306,7 @@ def print_header(setup: SetUp) -> None:
 def print_pair(pair: Pair, setup: SetUp, flush: bool = False) -> None:
     target = setup.target_all if pair.kind == ALL else setup.target_alone
     mib = 1024 * 1024
-    errors = pair.server_errors + pair.attacked.errors + pair.quiet.errors
+    errors = errors_of(pair)
     met = (
         (target is None or pair.ratio <= target)
         and pair.memory_ratio <= MEMORY_TARGET
@@ -374,6 +390,8 @@ def main() -> None:
                 pairs = measure(
                     setup, round_one, tid, tokens, runs, cores, chosen.seconds, chosen.together
                 )
+            if any(errors_of(pair) for pair in pairs):
+                keep_logs(folder, name)
             results.append((setup, pairs))
     print()
     print("summary (p99 ratio attacked / quiet; peak memory ratio; 5xx):")
