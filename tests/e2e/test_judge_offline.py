@@ -405,6 +405,13 @@ def test_a_hand_sent_without_its_deal_in_time_gets_one_now_not_a_late_refusal(
         page,
         "() => judgeTablet.entries.some(e => e.endpoint === 'hands' && e.status === 'refused')",
     )
+    # The deal's own refusal (CL-6) offered "Record the deal now" too: the panel is the
+    # hand's once its title is (read before, it was still the deal's: CI, 2026-12-07).
+    wait_for(
+        page,
+        "() => document.querySelector('#refusal-title').textContent"
+        " !== 'The deal of hand 1 was refused'",
+    )
     wait_for(page, "() => !document.querySelector('#refusal-deal').hidden")
     what = page.locator("#refusal-what").inner_text()
     assert "without its deal" in what and "limit has passed" not in what
