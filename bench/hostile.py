@@ -4,12 +4,15 @@ on one process and on the lanes behind the proxy (issues 14 and 32).
     python -m bench.hostile                          # both set-ups, every kind, then all
     python -m bench.hostile --setups single --kinds "search,GET flood" --seconds 10
     python -m bench.hostile --no-alone               # only all the kinds at once
+    python -m bench.hostile --setups lanes --judges-entry own  # the judges past the proxy
 
 The set-ups, each with round 1 of a generated PLAYERS-player WSOM 2008 log and a token per
 table, on SQLite (a temporary file):
 - single: one `scoreboard serve`, no proxy: the embedded default;
 - lanes: Caddy with deploy/Caddyfile (HTTPS) in front of one `scoreboard serve --role judges`
   and one `--role public` (nice 10), Redis between them: the production set on one machine.
+  With `--judges-entry own`, the judges' hands go straight to their process, and Caddy,
+  carrying the public only, runs at nice 10: what an entry of the judges' own would give.
 
 On a machine with two CPUs or more, every process of the set-up (the scoreboard's, Caddy)
 is pinned to the first half of them, and the clients to the other half (sched_setaffinity):
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import os
@@ -66,6 +70,7 @@ SETTLE = 3.0  # seconds after an attack before the next quiet run: its connectio
 SETTLE_CHANNELS = 65.0
 FOLLOWING = {"real channels", "alias channels", "subscribe flood", "connections held"}
 ALL = "all at once"
+PUBLIC_NICE = 10  # a public process's (SCOREBOARD_PUBLIC_NICE's default)
 REDIS_URL = os.environ.get("SCOREBOARD_BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
 LANE_TARGET = 1.5  # all at once, behind the proxy with the lanes
 ALONE_TARGET = 1.2  # each kind alone, behind the proxy with the lanes
@@ -174,11 +179,17 @@ def keep_logs(folder: Path, setup: str) -> None:
 @dataclass
 class SetUp:
     name: str
-    base_url: str
+    base_url: str  # where the attacks go
     pids: list[int]
     ca_file: str | None
     target_all: float
     target_alone: float | None
+    judges_url: str = ""  # where the judges' hands go: base_url unless set
+    judges_ca_file: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.judges_url:
+            self.judges_url, self.judges_ca_file = self.base_url, self.ca_file
 
 
 @contextlib.contextmanager
@@ -199,7 +210,11 @@ def single(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
 
 
 @contextlib.contextmanager
-def lanes(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
+def lanes(folder: Path, url: str, cores: Cores, judges_entry: str = "proxy") -> Iterator[SetUp]:
+    """The lanes behind the proxy. With `judges_entry` "own", the judges' hands go straight to
+    their process, and the proxy, which then carries the public only, runs at the public's
+    nice value: what a judges' entry of its own would give (docs/security.md)."""
+    own = judges_entry == "own"
     shared = {
         "SCOREBOARD_REDIS_URL": REDIS_URL,
         "SCOREBOARD_REDIS_CHANNEL": f"bench-hostile-{os.getpid()}",
@@ -210,17 +225,20 @@ def lanes(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
     try:
         judges.start(ready_within=120.0)
         public.start(ready_within=120.0)
-        with proxy_in_front_of([judges.port], folder / "caddy", [public.port]) as proxy:
+        with proxy_in_front_of(
+            [judges.port], folder / "caddy", [public.port], nice=PUBLIC_NICE if own else 0
+        ) as proxy:
             os.sched_setaffinity(0, cores.clients or cores.server)
             assert judges.process is not None and public.process is not None
             pids = [judges.process.pid, public.process.pid, proxy.process.pid]
             yield SetUp(
-                "lanes behind the proxy",
+                "lanes, the judges on an entry of their own" if own else "lanes behind the proxy",
                 proxy.base_url,
                 pids,
                 str(proxy.root),
                 LANE_TARGET,
                 ALONE_TARGET,
+                judges_url=judges.base_url if own else "",
             )
     finally:
         os.sched_setaffinity(0, cores.clients or cores.server)
@@ -257,13 +275,14 @@ def measure(
     registered = [json.loads(line) for line in round_one.setup_lines]
     players = tuple(line["id"] for line in registered if line["type"] == "player")
     target = Target(setup.base_url, tid, players, tuple(round_one.tables), setup.ca_file)
-    verify = httpx.create_ssl_context(verify=setup.ca_file) if setup.ca_file else True
+    ca_file = setup.judges_ca_file
+    verify = httpx.create_ssl_context(verify=ca_file) if ca_file else True
     tablets: Tablets | None = None
 
     async def judged(run: Run, warm_up: bool) -> int:
         nonlocal tablets
         async with httpx.AsyncClient(timeout=60, limits=JUDGES_LIMITS, verify=verify) as client:
-            url = hands_url(setup.base_url, tid)
+            url = hands_url(setup.judges_url, tid)
             if tablets is None:
                 tablets = Tablets(client, url, tokens, round_one)
             tablets.client = client
@@ -294,7 +313,8 @@ def measure(
 
 def print_header(setup: SetUp) -> None:
     print()
-    print(f"{setup.name} ({setup.base_url}):")
+    judges = "" if setup.judges_url == setup.base_url else f"; the judges: {setup.judges_url}"
+    print(f"{setup.name} ({setup.base_url}{judges}):")
     header = (
         f"  {'attack':<18}{'quiet p50/p99 ms':>18}{'attacked p50/p99 ms':>21}{'p99 ratio':>11}"
         f"{'peak MiB quiet/attacked':>25}{'5xx':>5}  target"
@@ -344,6 +364,13 @@ def options(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--seconds", type=float, default=SECONDS, help="each run's length")
     parser.add_argument("--folder", default=None, help="for the SQLite file (/dev/shm: no disk)")
+    parser.add_argument(
+        "--judges-entry",
+        choices=("proxy", "own"),
+        default="proxy",
+        help="lanes: the judges through the one proxy (default), or straight to their process "
+        "with the proxy at the public's nice value (what an entry of their own would give)",
+    )
     chosen = parser.parse_args(argv)
     chosen.kinds = [k.strip() for k in chosen.kinds.split(",") if k.strip()]
     chosen.together = tuple(k.strip() for k in chosen.together.split(",") if k.strip())
@@ -384,7 +411,8 @@ def main() -> None:
             url = f"sqlite:///{folder / 'scoreboard.db'}"
             tid = import_log(url, round_one.setup_lines, folder)
             tokens = issue_tokens(url, tid, round_one.tables)
-            starting = single if name == "single" else lanes
+            entry = chosen.judges_entry
+            starting = single if name == "single" else functools.partial(lanes, judges_entry=entry)
             with starting(folder, url, cores) as setup:
                 print_header(setup)
                 pairs = measure(

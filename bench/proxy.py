@@ -55,11 +55,12 @@ def ready_through(proxy: Proxy, timeout: float = 10.0) -> httpx.Response:
 
 @contextlib.contextmanager
 def proxy_in_front_of(
-    ports: list[int], folder: Path, public_ports: list[int] | None = None
+    ports: list[int], folder: Path, public_ports: list[int] | None = None, nice: int = 0
 ) -> Iterator[Proxy]:
     """Caddy in front of the processes on `ports`, once it answers /api/ready through them.
     With `public_ports`, the public lane goes to those and the judges' lane to `ports`
-    (deploy/Caddyfile, issue 32); without, every request may go to any of `ports`."""
+    (deploy/Caddyfile, issue 32); without, every request may go to any of `ports`. With
+    `nice`, Caddy runs at that nice value (nice(1))."""
     program = caddy()
     if program is None:
         raise RuntimeError("no caddy on this machine (Debian's package `caddy`)")
@@ -85,7 +86,10 @@ def proxy_in_front_of(
     log_path = folder / "caddy.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [program, "run", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
+            [
+                *(["nice", "-n", str(nice)] if nice else []),
+                *[program, "run", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
+            ],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
