@@ -214,6 +214,12 @@ class Settings(BaseSettings):
     # (issue 32; app/web/live_protocol.py, HttpProtocol). A phone on the hall's Wi-Fi sends
     # a head, a kilobyte or two, in well under a second.
     header_timeout: float = Field(default=10.0, ge=1, le=300)
+    # Seconds a request's body may go without a byte, and beyond what its size needs at
+    # BODY_BYTES_PER_SECOND (app/web/live_protocol.py) in all: a client that sent a head
+    # and then a body a byte at a time held its connection, and in one process a judges'
+    # request in flight that the public's work waits for, for as long as it liked. A hand is
+    # a few hundred bytes; a 16 MiB player list has 266 s more.
+    body_timeout: float = Field(default=10.0, ge=1, le=300)
     # Rate limits (the `limits` library's notation, "100/minute"), answered 429 with
     # Retry-After; in memory for one process, in Redis (SCOREBOARD_REDIS_URL) for several.
     # Failed authentication (a wrong or missing token), per address and per wrong token:

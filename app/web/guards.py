@@ -259,7 +259,10 @@ def refuse_guessers(app: ASGIApp) -> ASGIApp:
     return guarded
 
 
-STATUS_LINES = {429: b"HTTP/1.1 429 Too Many Requests\r\n"}
+STATUS_LINES = {
+    408: b"HTTP/1.1 408 Request Timeout\r\n",
+    429: b"HTTP/1.1 429 Too Many Requests\r\n",
+}
 
 
 def raw_answer(

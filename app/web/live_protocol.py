@@ -48,9 +48,10 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.http11 import Request
 from websockets.protocol import State
 
+from app.domain.errors import say
 from app.realtime.queues import SmallEvent, SmallQueue
 from app.settings import Settings
-from app.web.guards import RateLimits, raw_answer
+from app.web.guards import RateLimits, _problem, raw_answer
 from app.web.lanes import PUBLIC, lane_of
 from app.web.public_answers import PublicAnswers, read_kind
 
@@ -147,6 +148,10 @@ class LiveFeedProtocol(WebSocketsSansIOProtocol):
 # SCOREBOARD_HEADER_TIMEOUT's default, for an app whose state holds no settings
 HEADER_TIMEOUT: float = Settings.model_fields["header_timeout"].default
 HEADER_TIMEOUT_SPREAD = 0.25  # each connection's wait, up to this share longer (_await_head)
+# SCOREBOARD_BODY_TIMEOUT's default; and the slowest a body may come in all, beyond it: a
+# tablet on poor Wi-Fi sends far faster (_await_body)
+BODY_TIMEOUT: float = Settings.model_fields["body_timeout"].default
+BODY_BYTES_PER_SECOND = 64 * 1024
 
 
 class HttpProtocol(HttpToolsProtocol):
@@ -179,6 +184,9 @@ class HttpProtocol(HttpToolsProtocol):
     refusing = False  # the request being read was answered 429 at once: its body is dropped
     head_timer: asyncio.TimerHandle | None = None  # armed while a request's head is awaited
     body_to_come = False  # the request being read has a body not wholly received yet
+    body_timer: asyncio.TimerHandle | None = None  # armed while a request's body is awaited
+    body_deadline = 0.0  # the loop's time by which the whole body must have come
+    body_heard = 0.0  # the loop's time its last bytes came
     lingering: asyncio.TimerHandle | None = None  # answered, waiting for the client to close
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -222,9 +230,13 @@ class HttpProtocol(HttpToolsProtocol):
             super().on_headers_complete()
             if self.cycle is not None:
                 self.cycle.transport = _ClosingAfterTheAnswer(self.transport, self)  # type: ignore[assignment]
+            if self.body_to_come:
+                self._await_body()
             return
         self.refusing = True
         self.transport.write(answer)
+        if self.body_to_come:
+            self._await_body()  # the rest of the body, dropped, comes in time too
         if not self.parser.should_keep_alive():
             self.transport.close()
 
@@ -274,8 +286,75 @@ class HttpProtocol(HttpToolsProtocol):
         return None if answer is None else raw_answer(answer, self.server_state.default_headers)
 
     def on_body(self, body: bytes) -> None:
+        self.body_heard = self.loop.time()
         if not self.refusing:
             super().on_body(body)
+
+    def _await_body(self) -> None:
+        """A body in time: no gap of SCOREBOARD_BODY_TIMEOUT seconds without a byte, and the
+        whole of it within that and what its size needs at BODY_BYTES_PER_SECOND (an
+        unknown size, chunked, as if it were the largest any route takes)."""
+        settings: Settings | None = self.app_state.get("settings")
+        timeout = BODY_TIMEOUT if settings is None else settings.body_timeout
+        largest = 16 * 1024 * 1024 if settings is None else settings.import_body_limit_bytes
+        size = self._content_length()
+        length = largest if size is None else min(size, largest)
+        now = self.body_heard = self.loop.time()
+        self.body_deadline = now + timeout + length / BODY_BYTES_PER_SECOND
+        self.body_timer = self.loop.call_later(timeout, self._body_check)
+
+    def _body_check(self) -> None:
+        self.body_timer = None
+        if not self.body_to_come or self.transport.is_closing():
+            return
+        settings: Settings | None = self.app_state.get("settings")
+        timeout = BODY_TIMEOUT if settings is None else settings.body_timeout
+        now = self.loop.time()
+        if self.flow.read_paused:
+            # uvicorn stopped reading until the app takes what it has: the wait is the
+            # server's, not the client's
+            self.body_heard = now
+            self.body_deadline = max(self.body_deadline, now + timeout)
+        due = min(self.body_deadline, self.body_heard + timeout)
+        if now < due:
+            self.body_timer = self.loop.call_later(due - now, self._body_check)
+            return
+        self._body_too_late()
+
+    def _body_too_late(self) -> None:
+        """408, and the connection closed: the app's wait for the body ends with the client
+        gone, and nothing of the request is stored (a write is one transaction)."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_started:
+            answer = _problem(
+                408,
+                say(
+                    "the request's body did not come in time "
+                    "(SCOREBOARD_BODY_TIMEOUT); nothing was stored, send it again"
+                ),
+            )
+            self.transport.write(raw_answer(answer, self.server_state.default_headers))
+        if cycle is not None and not cycle.response_complete:
+            # as uvicorn does when a connection is lost: the app's wait ends, and what it
+            # answers after this is dropped
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self.transport.close()
+
+    def _body_arrived(self) -> None:
+        self.body_to_come = False
+        if self.body_timer is not None:
+            self.body_timer.cancel()
+            self.body_timer = None
+
+    def _content_length(self) -> int | None:
+        for name, value in self.headers:
+            if name == b"content-length":
+                try:
+                    return int(value)
+                except ValueError:
+                    return None
+        return None
 
     def _has_body(self) -> bool:
         for name, value in self.headers:
@@ -320,7 +399,7 @@ class HttpProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def on_message_complete(self) -> None:
-        self.body_to_come = False
+        self._body_arrived()
         if not self.refusing:
             super().on_message_complete()
             return
@@ -333,6 +412,7 @@ class HttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._head_arrived()
+        self._body_arrived()
         if self.lingering is not None:
             self.lingering.cancel()
         super().connection_lost(exc)

@@ -14,6 +14,7 @@ A real `scoreboard serve` process, and raw sockets on the loopback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import resource
 import select
@@ -35,6 +36,7 @@ from tests.integration.live_setup import ADMIN, TIMEOUT, Client, LiveServer
 pytestmark = pytest.mark.slow  # a real server process
 
 HEADER_TIMEOUT = 2.0  # seconds: the server's here (10 on the day)
+BODY_TIMEOUT = 2.0  # the same for a request's body
 # Longest a half-sent request may stay open: the timeout, and a loaded machine's delays
 CLOSED_WITHIN = HEADER_TIMEOUT + TIMEOUT
 # What each socket sends before it goes quiet
@@ -56,6 +58,7 @@ def serving(folder: Path) -> Iterator[LiveServer]:
     """`scoreboard serve` with this test's timeout of a request's head."""
     with pytest.MonkeyPatch.context() as environment:
         environment.setenv("SCOREBOARD_HEADER_TIMEOUT", str(HEADER_TIMEOUT))
+        environment.setenv("SCOREBOARD_BODY_TIMEOUT", str(BODY_TIMEOUT))
         url = f"sqlite:///{folder / 'scoreboard.db'}"
         with LiveServer(url, free_port(), folder / "server.log") as live:
             yield live
@@ -130,6 +133,59 @@ def test_a_connection_that_does_not_send_its_whole_request_head_in_time_is_close
         kept.sendall(b"GET /api/health HTTP/1.1\r\nHo")
         left = wait_until_closed(sockets, CLOSED_WITHIN)
         assert not left, f"{len(left)} of {len(sockets)} half-sent requests still open"
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def test_a_body_that_does_not_come_in_time_is_answered_408_and_closed(
+    server: LiveServer,
+) -> None:
+    """A client that sent a request's head, then part of its body and nothing more, or the
+    body a byte at a time, held its connection for as long as it liked; in one process
+    that request, of the judges' lane, was in flight all along, and every piece of the
+    public's work waited for it (app/realtime/turns.py). Now a body may go
+    SCOREBOARD_BODY_TIMEOUT seconds without a byte, and must be whole within that and what
+    its size needs at 64 KiB/s: a trickle gains nothing."""
+    head = (
+        b"POST /api/tournaments/1/hands HTTP/1.1\r\nHost: hall\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    stopped = half_sent(server, head + b'{"round":')
+    trickled = half_sent(server, head)
+    chunked = half_sent(
+        server,
+        b"POST /api/tournaments/1/hands HTTP/1.1\r\nHost: hall\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b'5\r\n{"rou\r\n',
+    )
+    sockets = [stopped, trickled, chunked]
+    answers = dict.fromkeys(sockets, b"")
+    open_ = list(sockets)
+    deadline = time.monotonic() + BODY_TIMEOUT + TIMEOUT
+    try:
+        while open_ and time.monotonic() < deadline:
+            if trickled in open_:
+                with contextlib.suppress(OSError):  # a byte every quarter second: no gap
+                    trickled.sendall(b" ")
+            readable, _, _ = select.select(open_, [], [], 0.25)
+            for sock in readable:
+                try:
+                    more = sock.recv(65536)
+                except BlockingIOError:
+                    continue
+                except ConnectionResetError:
+                    more = b""
+                if more:
+                    answers[sock] += more
+                else:
+                    open_.remove(sock)
+        assert not open_, f"{len(open_)} of 3 slow bodies still open"
+        for sock in sockets:
+            assert answers[sock].startswith(b"HTTP/1.1 408"), answers[sock]
+            assert b"SCOREBOARD_BODY_TIMEOUT" in answers[sock]
+        # and the server answers on
+        assert httpx.get(f"{server.base_url}/api/health", timeout=TIMEOUT).status_code == 200
     finally:
         for sock in sockets:
             sock.close()
