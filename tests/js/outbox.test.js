@@ -272,6 +272,23 @@ test("a busy server's Retry-After is kept to; without one, the next regular try"
   assert.equal(sync.entries[0].status, "sent");
 });
 
+test("a body that did not reach the server in time (408) is sent again, not refused", async () => {
+  // The server answers 408 when a request's body stops coming (SCOREBOARD_BODY_TIMEOUT,
+  // issue 32): on a Wi-Fi that stalled mid-send, nothing was entered.
+  /** @type {Answer[]} */
+  const answers = [
+    { status: 408, body: { detail: "the request's body did not come in time" } },
+    { status: 201, body: { version: 4 } },
+  ];
+  const { sync, timers } = await queuedWhileDown(answers, [1]);
+  await flushed(sync);
+  assert.equal(sync.entries[0].status, "queued");
+  assert.equal(sync.entries[0].lastError, "it did not reach the server whole (HTTP 408); sent again");
+  assert.deepEqual(timers, []); // nothing extra: the regular retry sends it again
+  await flushed(sync);
+  assert.equal(sync.entries[0].status, "sent");
+});
+
 test("a token the server refuses is not a refusal of the entry", async () => {
   const server = fakeServer(() => ({ status: 401, body: { detail: "this token was revoked" } }));
   const { sync } = syncTo(server);

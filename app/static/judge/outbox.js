@@ -275,6 +275,11 @@ export class OutboxSync {
           : t("the server is busy (HTTP 503); sent again in {seconds} s", { seconds });
       settled = false;
       this.later(() => this.flush(), seconds * 1000);
+    } else if (response.status === 408) {
+      // The body did not reach the server in time (a Wi-Fi that stalled mid-send): nothing
+      // was entered, and the regular retry sends it again. Not a refusal (issue 32).
+      entry.lastError = t("it did not reach the server whole (HTTP 408); sent again");
+      settled = false;
     } else if (response.status >= 400 && response.status < 500) {
       entry.status = "refused";
       entry.error = answer?.detail ?? t("the server refused it (HTTP {status})", { status: response.status });
