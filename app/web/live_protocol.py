@@ -152,10 +152,11 @@ HEADER_TIMEOUT_SPREAD = 0.25  # each connection's wait, up to this share longer 
 # tablet on poor Wi-Fi sends far faster (_await_body)
 BODY_TIMEOUT: float = Settings.model_fields["body_timeout"].default
 BODY_BYTES_PER_SECOND = 64 * 1024
+LARGEST_BODY: int = Settings.model_fields["import_body_limit_bytes"].default
 
 
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP protocol (httptools), which `scoreboard serve` runs, with three changes.
+    """uvicorn's HTTP protocol (httptools), which `scoreboard serve` runs, with four changes.
 
     A head in time. A connection has SCOREBOARD_HEADER_TIMEOUT seconds to send the whole
     head of each request, from when it opens or the request begins, or it is closed. uvicorn
@@ -164,6 +165,12 @@ class HttpProtocol(HttpToolsProtocol):
     held its open file for as long as the client liked, and 1,100 of them left a server
     limited to 1,024 none for any new request (issue 32). One timer a connection, armed when
     a head is awaited and cancelled once it is complete.
+
+    A body in time. A request's body may go SCOREBOARD_BODY_TIMEOUT seconds without a byte,
+    and must be whole within that and what its size needs at BODY_BYTES_PER_SECOND, or it
+    is answered 408 and the connection closed (issue 32): uvicorn waits for a body as long as
+    its client likes, and in one process the request, of the judges' lane, is in flight all
+    that time, which every piece of public work waits for (app/realtime/turns.py).
 
     A guess refused at once, and a read over its limit. A request with a token it does not
     know, from an address over its failed sign-ins (app/web/guards.py, `refuse_guessers`),
@@ -296,7 +303,7 @@ class HttpProtocol(HttpToolsProtocol):
         unknown size, chunked, as if it were the largest any route takes)."""
         settings: Settings | None = self.app_state.get("settings")
         timeout = BODY_TIMEOUT if settings is None else settings.body_timeout
-        largest = 16 * 1024 * 1024 if settings is None else settings.import_body_limit_bytes
+        largest = LARGEST_BODY if settings is None else settings.import_body_limit_bytes
         size = self._content_length()
         length = largest if size is None else min(size, largest)
         now = self.body_heard = self.loop.time()
