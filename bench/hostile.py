@@ -53,6 +53,7 @@ from pathlib import Path
 
 import httpx
 
+from app.settings import Settings
 from bench.attacks import KINDS, Attacker, Report, Target
 from bench.load import RoundOne, Server, free_port, hands_url, import_log, issue_tokens
 from bench.proxy import caddy, proxy_in_front_of
@@ -70,7 +71,7 @@ SETTLE = 3.0  # seconds after an attack before the next quiet run: its connectio
 SETTLE_CHANNELS = 65.0
 FOLLOWING = {"real channels", "alias channels", "subscribe flood", "connections held"}
 ALL = "all at once"
-PUBLIC_NICE = 10  # a public process's (SCOREBOARD_PUBLIC_NICE's default)
+PUBLIC_NICE: int = Settings.model_fields["public_nice"].default  # a public process's
 REDIS_URL = os.environ.get("SCOREBOARD_BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
 LANE_TARGET = 1.5  # all at once, behind the proxy with the lanes
 ALONE_TARGET = 1.2  # each kind alone, behind the proxy with the lanes

@@ -193,6 +193,7 @@ class HttpProtocol(HttpToolsProtocol):
     body_to_come = False  # the request being read has a body not wholly received yet
     body_timer: asyncio.TimerHandle | None = None  # armed while a request's body is awaited
     body_deadline = 0.0  # the loop's time by which the whole body must have come
+    body_gap = BODY_TIMEOUT  # seconds it may go without a byte (SCOREBOARD_BODY_TIMEOUT)
     body_heard = 0.0  # the loop's time its last bytes came
     lingering: asyncio.TimerHandle | None = None  # answered, waiting for the client to close
 
@@ -302,27 +303,26 @@ class HttpProtocol(HttpToolsProtocol):
         whole of it within that and what its size needs at BODY_BYTES_PER_SECOND (an
         unknown size, chunked, as if it were the largest any route takes)."""
         settings: Settings | None = self.app_state.get("settings")
-        timeout = BODY_TIMEOUT if settings is None else settings.body_timeout
+        if settings is not None:
+            self.body_gap = settings.body_timeout
         largest = LARGEST_BODY if settings is None else settings.import_body_limit_bytes
         size = self._content_length()
         length = largest if size is None else min(size, largest)
         now = self.body_heard = self.loop.time()
-        self.body_deadline = now + timeout + length / BODY_BYTES_PER_SECOND
-        self.body_timer = self.loop.call_later(timeout, self._body_check)
+        self.body_deadline = now + self.body_gap + length / BODY_BYTES_PER_SECOND
+        self.body_timer = self.loop.call_later(self.body_gap, self._body_check)
 
     def _body_check(self) -> None:
         self.body_timer = None
         if not self.body_to_come or self.transport.is_closing():
             return
-        settings: Settings | None = self.app_state.get("settings")
-        timeout = BODY_TIMEOUT if settings is None else settings.body_timeout
         now = self.loop.time()
         if self.flow.read_paused:
             # uvicorn stopped reading until the app takes what it has: the wait is the
             # server's, not the client's
             self.body_heard = now
-            self.body_deadline = max(self.body_deadline, now + timeout)
-        due = min(self.body_deadline, self.body_heard + timeout)
+            self.body_deadline = max(self.body_deadline, now + self.body_gap)
+        due = min(self.body_deadline, self.body_heard + self.body_gap)
         if now < due:
             self.body_timer = self.loop.call_later(due - now, self._body_check)
             return
