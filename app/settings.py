@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import limits
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.db.timeouts import DatabaseTimeouts
@@ -112,9 +112,14 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     # The address tablets and phones reach the hall server at: QR codes on seating slips
-    # link to {public_url}/p/{player_id}, judges' cards to {public_url}/judge. Unset, the
-    # admin pages use the address they were opened at (app/web/addresses.py).
+    # link to {public_url}/p/{player_id}, judges' cards to {public_url}/judge (or to staff_url,
+    # below). Unset, the admin pages use the address they were opened at (app/web/addresses.py).
     public_url: str | None = None
+    # The staff's own entry (issue 32, docs/security.md "The staff's entry"): a second proxy at
+    # the judges' priority on an address the public's Wi-Fi cannot reach. Set, the judges'
+    # cards and the scorer's sheets link to {staff_url}/judge and /scorer, and the players'
+    # slips, the hall and the overlays stay on public_url. Unset, they all use public_url.
+    staff_url: str | None = None
     # WebSocket per-message compression costs memory and CPU on every connection.
     ws_compression: bool = False
     # Seconds between websocket pings, and how long a client has to answer one before it is
@@ -253,21 +258,21 @@ class Settings(BaseSettings):
     public_queue: int = Field(default=256, ge=0, le=100_000)
     public_cache_bytes: int = Field(default=64 * 1024 * 1024, ge=1024 * 1024)
 
-    @field_validator("public_url")
+    @field_validator("public_url", "staff_url")
     @classmethod
-    def _public_url_is_an_address(cls, url: str | None) -> str | None:
+    def _is_an_address(cls, url: str | None, info: ValidationInfo) -> str | None:
+        name = f"SCOREBOARD_{(info.field_name or '').upper()}"
         if url is None or not url.strip():
             return None  # SCOREBOARD_PUBLIC_URL= (empty) is the same as unset
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(
-                f"SCOREBOARD_PUBLIC_URL must be an http:// or https:// address with a host, "
+                f"{name} must be an http:// or https:// address with a host, "
                 f"such as http://192.168.1.10:8000, not {url!r}"
             )
         if parts.query or parts.fragment:
             raise ValueError(
-                f"SCOREBOARD_PUBLIC_URL is the server's address alone, without ?query or "
-                f"#fragment: {url!r}"
+                f"{name} is the server's address alone, without ?query or #fragment: {url!r}"
             )
         return url.strip().rstrip("/")
 
@@ -306,6 +311,7 @@ class Settings(BaseSettings):
                 ("SCOREBOARD_DATABASE_URL", self.database_url),
                 ("SCOREBOARD_REDIS_URL", self.redis_url or ""),
                 ("SCOREBOARD_PUBLIC_URL", self.public_url or ""),
+                ("SCOREBOARD_STAFF_URL", self.staff_url or ""),
                 (
                     "SCOREBOARD_CHECKIN_SECRET",
                     "" if self.checkin_secret is None else self.checkin_secret.get_secret_value(),

@@ -26,11 +26,14 @@ def sheets(
     from app.printouts.sheets import render_sheets_html
     from app.services.reports import round_state
 
-    url = base_url or settings_for("sheets").public_url
+    settings = settings_for("sheets")
+    # the scorer's screen is the staff's: their own entry where they have one (issue 32)
+    url = base_url or settings.staff_url or settings.public_url
     if url is None:
         # Offline there is no request to take the address from.
         typer.echo(
-            "scoreboard sheets: give --base-url (or SCOREBOARD_PUBLIC_URL): the address of "
+            "scoreboard sheets: give --base-url (or SCOREBOARD_STAFF_URL or "
+            "SCOREBOARD_PUBLIC_URL): the address of "
             "the hall server whose scorer's screen the QR codes open, such as "
             "http://192.168.1.10:8000",
             err=True,

@@ -37,6 +37,15 @@ def public_base(request: Request, settings: Settings) -> str:
     return str(request.base_url).rstrip("/")
 
 
+def staff_base(request: Request, settings: Settings) -> str:
+    """The address the staff's codes open (a judge's card, a scorer's sheet):
+    SCOREBOARD_STAFF_URL where the staff have an entry of their own (issue 32), else the
+    public one. The public's entry then refuses every page of theirs (deploy/Caddyfile)."""
+    if settings.staff_url is not None:
+        return settings.staff_url
+    return public_base(request, settings)
+
+
 # -- this machine's addresses (scoreboard serve) --------------------------------------------------
 
 SIOCGIFADDR = 0x8915  # Linux: an interface's IPv4 address
@@ -84,9 +93,14 @@ def reach_lines(host: str, port: int, scheme: str, settings: Settings) -> list[s
     lines = []
     if settings.public_url is not None:
         lines.append(f"QR codes open {settings.public_url} (SCOREBOARD_PUBLIC_URL)")
-        if is_loopback(settings.public_url):
-            named = urlsplit(settings.public_url).hostname
-            lines.append(f"warning: SCOREBOARD_PUBLIC_URL {LOOPBACK_WARNING.format(host=named)}")
+    if settings.staff_url is not None:
+        lines.append(
+            f"judges' cards and score sheets open {settings.staff_url} (SCOREBOARD_STAFF_URL)"
+        )
+    for name, url in (("PUBLIC", settings.public_url), ("STAFF", settings.staff_url)):
+        if url is not None and is_loopback(url):
+            named = urlsplit(url).hostname
+            lines.append(f"warning: SCOREBOARD_{name}_URL {LOOPBACK_WARNING.format(host=named)}")
     if host in EVERY_INTERFACE:
         addresses = lan_addresses()
         if addresses:

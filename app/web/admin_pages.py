@@ -43,7 +43,7 @@ from app.services.feeds import distance_shown, is_ariari, total_shown
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore
 from app.web import languages
-from app.web.addresses import loopback_warning, public_base
+from app.web.addresses import loopback_warning, public_base, staff_base
 from app.web.deps import (
     MAX_NUMBER,
     AdminDep,
@@ -367,7 +367,7 @@ def judge_card(
                 tournament=tournament_id,
             )
         )
-    url = judge_url(public_base(request, settings), body.token)
+    url = judge_url(staff_base(request, settings), body.token)
     if issued.head_judge:  # issue 18, part 3: the head judge's page, the token after `#` too
         url = url.replace("/judge#", f"/head-judge/{tournament_id}#", 1)
     return JudgeCard(

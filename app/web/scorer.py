@@ -31,7 +31,7 @@ from app.printouts.sheets import render_sheets_html
 from app.services.reports import round_state
 from app.services.sheets import enter_sheet_hand, needs_deals
 from app.web import languages
-from app.web.addresses import loopback_warning, public_base
+from app.web.addresses import loopback_warning, staff_base
 from app.web.deps import (
     MAX_NUMBER,
     AdminDep,
@@ -76,7 +76,7 @@ def sheets_html(
         return tournament.name, score_sheets(tournament.format, state, tournament.players, segment)
 
     name, sheets = store.read(tournament_id, view)
-    base_url = public_base(request, settings)
+    base_url = staff_base(request, settings)
     return HTMLResponse(
         render_sheets_html(
             sheets,

@@ -361,6 +361,32 @@ def test_the_public_url_setting_wins_over_the_request(database_url: str) -> None
         assert qr_svg("https://scores.example.org/p/1") in slips
 
 
+def test_the_staffs_codes_open_their_own_entry_and_the_players_the_publics(
+    database_url: str,
+) -> None:
+    """With SCOREBOARD_STAFF_URL (issue 32, the staff's entry of their own), a judge's card and
+    a scorer's sheet open the staff's address, which the public's entry would refuse (421),
+    and a player's slip and the hall's links stay on the public's."""
+    settings = Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        public_url="https://scores.example.org",
+        staff_url="https://10.0.20.1:8443",
+    )
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Host": "127.0.0.1:8101"}
+    with TestClient(create_app(settings)) as client:
+        started = start(client, admin)
+        token, shown = issued_card(client, admin, started.id, 1)
+        assert shown["url"] == f"https://10.0.20.1:8443/judge#token={token}"
+        sheets = client.get(f"/admin/{started.id}/sheets/1", headers=admin).text
+        assert "https://10.0.20.1:8443/scorer/" in sheets
+        assert "https://scores.example.org/scorer/" not in sheets
+        slips = client.get(f"/admin/{started.id}/slips/1", headers=admin).text
+        assert qr_svg("https://scores.example.org/p/1") in slips
+        links = client.get(f"/admin/{started.id}/links", headers=admin).json()
+        assert links["public_url"] == "https://scores.example.org"
+
+
 # -- every page of the tournament, with its QR code (issue 13, section 3) -------------------------
 
 

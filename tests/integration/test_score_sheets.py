@@ -291,10 +291,31 @@ def test_scoreboard_sheets_writes_them_from_the_database(
     assert no_round.returncode == 1
     assert "rule FM-1" in no_round.stderr
     no_address = scoreboard(
-        "sheets", str(setup.tid), "--round", "1", env={**env, "SCOREBOARD_PUBLIC_URL": ""}
+        "sheets",
+        str(setup.tid),
+        "--round",
+        "1",
+        env={**env, "SCOREBOARD_PUBLIC_URL": "", "SCOREBOARD_STAFF_URL": ""},
     )
     assert no_address.returncode == 2
     assert "--base-url" in no_address.stderr
+    # the scorer's screen is the staff's: their own entry where they have one (issue 32)
+    staffs = scoreboard(
+        "sheets",
+        str(setup.tid),
+        "--round",
+        "1",
+        "--out",
+        out,
+        env={
+            **env,
+            "SCOREBOARD_PUBLIC_URL": "https://10.0.0.5",
+            "SCOREBOARD_STAFF_URL": "https://10.0.20.1:8443",
+        },
+    )
+    assert staffs.returncode == 0, staffs.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "https://10.0.20.1:8443/scorer/" in html and "https://10.0.0.5/" not in html
 
 
 def test_scoreboard_sheets_never_loads_the_web_app(tmp_path: Path) -> None:

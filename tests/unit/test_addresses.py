@@ -113,3 +113,24 @@ def test_the_public_url_loses_its_trailing_slash(monkeypatch: pytest.MonkeyPatch
 def test_a_public_url_that_is_not_an_address_is_refused(url: str) -> None:
     with pytest.raises(ValidationError, match="SCOREBOARD_PUBLIC_URL"):
         Settings(public_url=url)
+
+
+@pytest.mark.parametrize("url", ["192.168.20.1:8443", "ftp://staff", "https://staff/?x=1"])
+def test_a_staff_url_that_is_not_an_address_is_refused_by_its_own_name(url: str) -> None:
+    """The staff's entry (issue 32) is checked as the public address is, and the message
+    names the setting that was wrong."""
+    with pytest.raises(ValidationError, match="SCOREBOARD_STAFF_URL") as refused:
+        Settings(staff_url=url)
+    assert "SCOREBOARD_PUBLIC_URL" not in str(refused.value)
+
+
+def test_serve_with_a_staff_url_prints_both_and_flags_a_loopback_one() -> None:
+    settings = Settings(public_url="https://scores.example", staff_url="https://10.0.20.1:8443/")
+    lines = reach_lines("0.0.0.0", 8000, "https", settings)
+    assert "judges' cards and score sheets open https://10.0.20.1:8443 (SCOREBOARD_STAFF_URL)" in (
+        lines
+    )
+    assert not any(line.startswith("warning") for line in lines)
+    local = Settings(public_url="https://scores.example", staff_url="https://127.0.0.1:8443")
+    flagged = reach_lines("0.0.0.0", 8000, "https", local)
+    assert any(line.startswith("warning: SCOREBOARD_STAFF_URL") for line in flagged)
