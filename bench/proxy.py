@@ -55,21 +55,32 @@ def ready_through(proxy: Proxy, timeout: float = 10.0) -> httpx.Response:
 
 @contextlib.contextmanager
 def proxy_in_front_of(
-    ports: list[int], folder: Path, public_ports: list[int] | None = None, nice: int = 0
+    ports: list[int],
+    folder: Path,
+    public_ports: list[int] | None = None,
+    nice: int = 0,
+    entry: str = "everyone",
+    beside: Proxy | None = None,
 ) -> Iterator[Proxy]:
     """Caddy in front of the processes on `ports`, once it answers /api/ready through them.
     With `public_ports`, the public lane goes to those and the judges' lane to `ports`
     (deploy/Caddyfile, issue 32); without, every request may go to any of `ports`. With
-    `nice`, Caddy runs at that nice value (nice(1))."""
+    `nice`, Caddy runs at that nice value (nice(1)). `entry` is deploy/Caddyfile's
+    SCOREBOARD_ENTRY: "public" for the public's entry `beside` the staff's (the proxy already
+    running), whose certificate authority it shares, as compose.yaml's two proxies do."""
     program = caddy()
     if program is None:
         raise RuntimeError("no caddy on this machine (Debian's package `caddy`)")
     https_port, http_port = free_port(), free_port()
+    # the certificate authority lives in the data folder: a proxy beside another uses its
+    data = folder / "data" if beside is None else beside.root.parents[4]
     env = {
         **os.environ,
         "HOME": str(folder),
-        "XDG_DATA_HOME": str(folder / "data"),
+        "XDG_DATA_HOME": str(data),
         "XDG_CONFIG_HOME": str(folder / "config"),
+        "SCOREBOARD_ENTRY": entry,
+        **({} if beside is None else {"SCOREBOARD_STAFF_URL": beside.base_url}),
         "SCOREBOARD_SITE": HOST,
         "SCOREBOARD_HTTPS_PORT": str(https_port),
         "SCOREBOARD_HTTP_PORT": str(http_port),
@@ -94,7 +105,7 @@ def proxy_in_front_of(
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    root = folder / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
+    root = data / "caddy" / "pki" / "authorities" / "local" / "root.crt"
     proxy = Proxy(process, https_port, root)
     try:
         deadline = time.monotonic() + READY_WITHIN

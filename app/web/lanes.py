@@ -47,6 +47,21 @@ _JUDGES_READS = re.compile(
 )
 
 
+# The one write of the public's own (a player's check-in with the slip's code, rules CI-1 and
+# CI-4): where the staff have an entry of their own, the public's entry passes this write on to
+# the judges' lane and answers every other request of that lane 421 itself. Keep
+# deploy/Caddyfile's `@players_writes` matcher the same (tests/unit/test_lanes.py).
+_PLAYERS_WRITES = re.compile(r"/p/[^/]+/check-in|/api/tournaments/[^/]+/check-in")
+
+
+def public_entry_passes(method: str, path: str) -> bool:
+    """Whether the public's entry, beside a staff's entry, passes a request on: the public's
+    reads, and a player's own check-in (deploy/Caddyfile, `entry_public`)."""
+    if lane_of(method, path) == PUBLIC:
+        return True
+    return method == "POST" and _PLAYERS_WRITES.fullmatch(path) is not None
+
+
 def lane_of(method: str, path: str) -> Lane:
     """The lane of a request: every write is the judges', and so are their own reads."""
     if method not in READS or _JUDGES_READS.fullmatch(path) is not None:

@@ -162,6 +162,60 @@ def test_a_hand_reaches_the_public_lanes_feed(lanes: Lanes) -> None:
     asyncio.run(scenario())
 
 
+@pytest.fixture(scope="module")
+def public_entry(lanes: Lanes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
+    """The public's entry beside the staff's (the lanes' proxy), as compose.yaml runs them
+    where the staff have an entry of their own: the same processes, one certificate
+    authority."""
+    folder = tmp_path_factory.mktemp("public-entry")
+    with proxy_in_front_of(
+        [lanes.judges.port], folder, [lanes.public.port], entry="public", beside=lanes.proxy
+    ) as proxy:
+        yield proxy
+
+
+def test_the_public_entry_passes_on_no_request_of_the_staff(
+    lanes: Lanes, public_entry: Proxy
+) -> None:
+    """Beside a staff's entry, the public's answers every request of the judges' lane 421
+    itself, names the staff's address, and stores nothing; the public's reads and a player's
+    check-in go through. Both entries show one certificate authority, so a tablet that
+    trusts one trusts the other."""
+    tid, staff = lanes.tournament.tid, lanes.proxy
+    assert public_entry.root == staff.root
+    hand = lanes.generated.hands[lanes.generated.tables[3]][0]
+    token = lanes.tournament.tokens[hand["table"]]
+    standings = f"/api/tournaments/{tid}/standings"
+    with httpx.Client(
+        base_url=public_entry.base_url, verify=public_entry.tls(), timeout=10
+    ) as http:
+        before = http.get(standings)
+        assert before.status_code == 200, before.text
+        refused = http.post(hands_url("", tid), json=hand, headers=hand_headers(token, "e1"))
+        assert refused.status_code == 421, refused.text
+        assert refused.json()["field"] == "path"
+        assert staff.base_url in refused.json()["detail"]
+        upload = http.post(
+            f"/api/tournaments/{tid}/players",
+            content=b"x" * (4 * 1024 * 1024),
+            headers={"Content-Type": "application/json"},
+        )
+        assert upload.status_code == 421
+        for path in ["/judge", "/admin", f"/head-judge/{tid}", f"/api/tournaments/{tid}/tokens"]:
+            assert http.get(path).status_code == 421, path
+        check_in = http.post(
+            f"/api/tournaments/{tid}/check-in", json={"player": "nobody", "code": "AAA-AAAA"}
+        )
+        assert check_in.status_code not in (421, 502), check_in.text  # the app's own answer
+        assert http.get(standings).json()["version"] == before.json()["version"]
+    assert eventually(lambda: served(lanes.judges, "POST", f"/api/tournaments/{tid}/check-in"))
+    assert not served(lanes.judges, "POST", f"/api/tournaments/{tid}/players")
+    # the same hand, through the staff's entry: stored once, as new
+    with httpx.Client(base_url=staff.base_url, verify=public_entry.tls(), timeout=10) as http:
+        entered = http.post(hands_url("", tid), json=hand, headers=hand_headers(token, "e1"))
+        assert entered.status_code == 201, entered.text
+
+
 def nice_of(pid: int) -> int:
     """The process's nice value (proc(5): the 19th field of /proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
