@@ -4,15 +4,17 @@ on one process and on the lanes behind the proxy (issues 14 and 32).
     python -m bench.hostile                          # both set-ups, every kind, then all
     python -m bench.hostile --setups single --kinds "search,GET flood" --seconds 10
     python -m bench.hostile --no-alone               # only all the kinds at once
-    python -m bench.hostile --setups lanes --judges-entry own  # the judges past the proxy
+    python -m bench.hostile --setups lanes --judges-entry own  # the staff's own entry
 
 The set-ups, each with round 1 of a generated PLAYERS-player WSOM 2008 log and a token per
 table, on SQLite (a temporary file):
 - single: one `scoreboard serve`, no proxy: the embedded default;
 - lanes: Caddy with deploy/Caddyfile (HTTPS) in front of one `scoreboard serve --role judges`
   and one `--role public` (nice 10), Redis between them: the production set on one machine.
-  With `--judges-entry own`, the judges' hands go straight to their process, and Caddy,
-  carrying the public only, runs at nice 10: what an entry of the judges' own would give.
+  With `--judges-entry own`, the staff's entry of their own (compose.yaml with
+  SCOREBOARD_STAFF_URL): the judges' hands go through a second Caddy at the judges' priority,
+  the attacks to the public's, at nice 10, which passes on none of the judges' lane but a
+  player's check-in.
 
 On a machine with two CPUs or more, every process of the set-up (the scoreboard's, Caddy)
 is pinned to the first half of them, and the clients to the other half (sched_setaffinity):
@@ -47,11 +49,13 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from app.settings import Settings
 from bench.attacks import KINDS, Attacker, Report, Target
@@ -112,6 +116,77 @@ def resident(pid: int) -> int:
     return 0
 
 
+METRICS_TOKEN = uuid.uuid4().hex  # the judges' process's /metrics, read straight, no proxy
+
+
+@dataclass(frozen=True)
+class Inside:
+    """What the judges' process itself saw of the hands (its /metrics, app/metrics.py): each
+    accepted hand from its first byte in to its last out, and the database's and Redis's
+    share. Beside the judges' own timings, it says whether a slow hand waited inside the
+    process or outside it (the proxy, the network, the core)."""
+
+    hands: float = 0.0
+    hand_seconds: float = 0.0
+    statements: float = 0.0
+    statement_seconds: float = 0.0
+    publishes: float = 0.0
+    publish_seconds: float = 0.0
+
+    @staticmethod
+    def read(base_url: str) -> Inside:
+        answer = httpx.get(
+            f"{base_url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10
+        )
+        figures: dict[str, float] = {}
+        for family in text_string_to_metric_families(answer.raise_for_status().text):
+            for sample in family.samples:
+                key = sample.name
+                if not _a_hand_or_its_share(key, sample.labels):
+                    continue
+                figures[key] = figures.get(key, 0.0) + sample.value
+        return Inside(
+            figures.get("scoreboard_request_seconds_count", 0.0),
+            figures.get("scoreboard_request_seconds_sum", 0.0),
+            figures.get("scoreboard_database_seconds_count", 0.0),
+            figures.get("scoreboard_database_seconds_sum", 0.0),
+            figures.get("scoreboard_redis_seconds_count", 0.0),
+            figures.get("scoreboard_redis_seconds_sum", 0.0),
+        )
+
+    def since(self, earlier: Inside) -> Inside:
+        return Inside(*(a - b for a, b in zip(astuple(self), astuple(earlier), strict=True)))
+
+    def describe(self) -> str:
+        if not self.hands:
+            return "no hand"
+        return (
+            f"{1000 * self.hand_seconds / self.hands:.1f} ms a hand from its first byte in to "
+            f"its last out; for each, the database {1000 * self.statement_seconds / self.hands:.1f}"
+            f" ms ({self.statements / self.hands:.0f} statements) and Redis's publish "
+            f"{1000 * self.publish_seconds / self.hands:.1f} ms"
+        )
+
+
+def _a_hand_or_its_share(name: str, labels: dict[str, str]) -> bool:
+    """An accepted hand's request, a database statement, or a publish to Redis."""
+    if name.startswith("scoreboard_request_seconds_"):
+        hand = labels.get("route", "").endswith("/hands")
+        return hand and labels.get("method") == "POST" and labels.get("status") == "201"
+    if name.startswith("scoreboard_redis_seconds_"):
+        return labels.get("command") == "publish"
+    return name.startswith("scoreboard_database_seconds_")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far, user and system, every thread's (proc(5): the 14th and
+    15th fields of /proc/PID/stat, in clock ticks)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
 @dataclass(frozen=True)
 class Cores:
     server: set[int]
@@ -146,6 +221,11 @@ class Pair:
     quiet_peak: int = 0
     attacked_peak: int = 0
     reports: list[Report] = field(default_factory=list)
+    # each process's CPU seconds over the judges' run, quiet and attacked (SetUp.names)
+    quiet_cpu: list[float] = field(default_factory=list)
+    attacked_cpu: list[float] = field(default_factory=list)
+    quiet_inside: Inside = field(default_factory=Inside)
+    attacked_inside: Inside = field(default_factory=Inside)
     attacked_at: float | None = None  # time.monotonic() when the attack began
     began: float = 0.0  # time.time() then, to line the figures up with a server's own traces
 
@@ -187,6 +267,8 @@ class SetUp:
     target_alone: float | None
     judges_url: str = ""  # where the judges' hands go: base_url unless set
     judges_ca_file: str | None = None
+    names: tuple[str, ...] = ()  # of `pids`, in their order: where the CPU went
+    judges_process: str = ""  # the judges' process's own address, for its /metrics
 
     def __post_init__(self) -> None:
         if not self.judges_url:
@@ -195,7 +277,8 @@ class SetUp:
 
 @contextlib.contextmanager
 def single(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
-    server = Server(url, free_port(), folder / "single.log")
+    metrics = {"SCOREBOARD_METRICS_TOKEN": METRICS_TOKEN}
+    server = Server(url, free_port(), folder / "single.log", environment=metrics)
     os.sched_setaffinity(0, cores.server)  # what this process starts inherits it
     try:
         server.start(ready_within=120.0)
@@ -204,7 +287,14 @@ def single(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
     try:
         assert server.process is not None
         yield SetUp(
-            "single process", server.base_url, [server.process.pid], None, SINGLE_TARGET, None
+            "single process",
+            server.base_url,
+            [server.process.pid],
+            None,
+            SINGLE_TARGET,
+            None,
+            names=("scoreboard",),
+            judges_process=server.base_url,
         )
     finally:
         server.stop()
@@ -212,34 +302,68 @@ def single(folder: Path, url: str, cores: Cores) -> Iterator[SetUp]:
 
 @contextlib.contextmanager
 def lanes(folder: Path, url: str, cores: Cores, judges_entry: str = "proxy") -> Iterator[SetUp]:
-    """The lanes behind the proxy. With `judges_entry` "own", the judges' hands go straight to
-    their process, and the proxy, which then carries the public only, runs at the public's
-    nice value: what a judges' entry of its own would give (docs/security.md)."""
+    """The lanes behind the proxy. With `judges_entry` "own", the staff have an entry of
+    their own, as compose.yaml runs it with SCOREBOARD_STAFF_URL (docs/security.md): the
+    judges' hands go through a second proxy at the judges' priority, and the attacks to the
+    public's, at the public's nice value, which passes on none of the judges' lane but a
+    check-in."""
     own = judges_entry == "own"
     shared = {
         "SCOREBOARD_REDIS_URL": REDIS_URL,
         "SCOREBOARD_REDIS_CHANNEL": f"bench-hostile-{os.getpid()}",
     }
-    judges = Server(url, free_port(), folder / "judges.log", ["--role", "judges"], shared)
+    judges = Server(
+        url,
+        free_port(),
+        folder / "judges.log",
+        ["--role", "judges"],
+        {**shared, "SCOREBOARD_METRICS_TOKEN": METRICS_TOKEN},
+    )
     public = Server(url, free_port(), folder / "public.log", ["--role", "public"], shared)
     os.sched_setaffinity(0, cores.server)
     try:
         judges.start(ready_within=120.0)
         public.start(ready_within=120.0)
-        with proxy_in_front_of(
-            [judges.port], folder / "caddy", [public.port], nice=PUBLIC_NICE if own else 0
-        ) as proxy:
+        with contextlib.ExitStack() as proxies:
+            proxy = proxies.enter_context(
+                proxy_in_front_of([judges.port], folder / "caddy", [public.port])
+            )
+            staff = proxy
+            if own:
+                proxy = proxies.enter_context(
+                    proxy_in_front_of(
+                        [judges.port],
+                        folder / "caddy-public",
+                        [public.port],
+                        nice=PUBLIC_NICE,
+                        entry="public",
+                        beside=staff,
+                    )
+                )
             os.sched_setaffinity(0, cores.clients or cores.server)
             assert judges.process is not None and public.process is not None
-            pids = [judges.process.pid, public.process.pid, proxy.process.pid]
+            pids = [judges.process.pid, public.process.pid, staff.process.pid]
+            pids += [proxy.process.pid] if own else []
+            names = (
+                ("judges", "public", "staff's proxy", "public's proxy")
+                if own
+                else (
+                    "judges",
+                    "public",
+                    "proxy",
+                )
+            )
             yield SetUp(
-                "lanes, the judges on an entry of their own" if own else "lanes behind the proxy",
+                "lanes, the staff on an entry of their own" if own else "lanes behind the proxy",
                 proxy.base_url,
                 pids,
                 str(proxy.root),
                 LANE_TARGET,
                 ALONE_TARGET,
-                judges_url=judges.base_url if own else "",
+                judges_url=staff.base_url,
+                judges_ca_file=str(staff.root),
+                names=names,
+                judges_process=judges.base_url,
             )
     finally:
         os.sched_setaffinity(0, cores.clients or cores.server)
@@ -280,7 +404,7 @@ def measure(
     verify = httpx.create_ssl_context(verify=ca_file) if ca_file else True
     tablets: Tablets | None = None
 
-    async def judged(run: Run, warm_up: bool) -> int:
+    async def judged(run: Run, warm_up: bool, cpu: list[float]) -> tuple[int, Inside]:
         nonlocal tablets
         async with httpx.AsyncClient(timeout=60, limits=JUDGES_LIMITS, verify=verify) as client:
             url = hands_url(setup.judges_url, tid)
@@ -291,20 +415,26 @@ def measure(
             if warm_up:
                 for table in tablets.tables[:WARM_UP_HANDS]:
                     await tablets.send_next(table, None)
+            before = [cpu_seconds(pid) for pid in setup.pids]
+            inside = Inside.read(setup.judges_process)
             with PeakMemory(setup.pids) as memory:
                 await judges_run(tablets, run, seconds)
-            return memory.peak
+            after = [cpu_seconds(pid) for pid in setup.pids]
+            cpu[:] = [b - a for a, b in zip(before, after, strict=True)]
+            return memory.peak, Inside.read(setup.judges_process).since(inside)
 
     pairs = []
     for number, kind in enumerate(kinds):
         quiet, attacked = Run(setup.name, "quiet", open_loop=True), Run(setup.name, kind)
         pair = Pair(kind, quiet, attacked)
-        pair.quiet_peak = asyncio.run(judged(quiet, number == 0))
+        pair.quiet_peak, pair.quiet_inside = asyncio.run(judged(quiet, number == 0, pair.quiet_cpu))
         chosen = together if kind == ALL else (kind,)
         pair.attacked_at, pair.began = time.monotonic(), time.time()
         attacker = Attacker.start(target, chosen, seconds + HEAD_START, cores.clients)
         time.sleep(HEAD_START)
-        pair.attacked_peak = asyncio.run(judged(attacked, False))
+        pair.attacked_peak, pair.attacked_inside = asyncio.run(
+            judged(attacked, False, pair.attacked_cpu)
+        )
         pair.reports = attacker.reports()
         pairs.append(pair)
         print_pair(pair, setup, flush=True)
@@ -341,6 +471,12 @@ def print_pair(pair: Pair, setup: SetUp, flush: bool = False) -> None:
         f"{pair.quiet_peak / mib:>15.0f} / {pair.attacked_peak / mib:>7.0f}{errors:>5}  {verdict}",
         flush=flush,
     )
+    if setup.names and pair.quiet_cpu and pair.attacked_cpu:
+        spent = zip(setup.names, pair.quiet_cpu, pair.attacked_cpu, strict=True)
+        shown = ", ".join(f"{name} {q:.1f} / {a:.1f}" for name, q, a in spent)
+        print(f"      CPU s over the judges' run, quiet / attacked: {shown}", flush=flush)
+    print(f"      the judges' process, quiet: {pair.quiet_inside.describe()}", flush=flush)
+    print(f"      the judges' process, attacked: {pair.attacked_inside.describe()}", flush=flush)
     for report in pair.reports:
         print(f"      {report.kind}: {report.summary()}", flush=flush)
     if pair.attacked_at is not None:
@@ -369,8 +505,8 @@ def options(argv: list[str]) -> argparse.Namespace:
         "--judges-entry",
         choices=("proxy", "own"),
         default="proxy",
-        help="lanes: the judges through the one proxy (default), or straight to their process "
-        "with the proxy at the public's nice value (what an entry of their own would give)",
+        help="lanes: the judges through the one proxy of every audience (default), or through "
+        "the staff's entry of their own, beside the public's at the public's nice value",
     )
     chosen = parser.parse_args(argv)
     chosen.kinds = [k.strip() for k in chosen.kinds.split(",") if k.strip()]
