@@ -710,9 +710,10 @@ def count_writes(app: ASGIApp) -> ASGIApp:
 
 class KnownTokens:
     """The hashes of the tokens `refuse_guessers` lets through from an address over its
-    failed sign-ins: the admin token, every table token issued (revoked and expired ones
-    too, issue 32: the app answers each that it was revoked or expired, rule TK-2, where a
-    guess gets the cheap 429), and any token that signed in on this process. A token
+    failed sign-ins: the admin and metrics tokens, every table token issued (revoked and
+    expired ones too, issue 32: the app answers each that it was revoked or expired, rule
+    TK-2, where a guess gets the cheap 429), and any token that signed in on this process. A
+    token
     it does not know waits for a load of the tokens issued since the last one, started after
     the request came (at most one every LOAD_TOKENS_EVERY): a tablet given a new token, on
     any process, is never refused for its address's guesses. A guess that looks like a
@@ -722,6 +723,9 @@ class KnownTokens:
         self, settings: Settings, issued_after: Callable[[int], Sequence[tuple[int, str]]] | None
     ) -> None:
         self.admin = settings.admin_token.get_secret_value().encode()
+        # the scraper's token too: Prometheus behind the NAT of someone guessing goes on
+        metrics = settings.metrics_token
+        self.metrics = None if metrics is None else metrics.get_secret_value().encode()
         self.issued_after = issued_after
         self.hashes: set[str] = set()
         self.last_id = 0  # of the newest token loaded
@@ -738,7 +742,10 @@ class KnownTokens:
     def known_at_once(self, token: str) -> bool | None:
         """Whether the token is known, or None when only a load of the tokens issued since
         the last one can tell (a token shaped like a table token and not yet loaded)."""
-        if token_hash(token) in self.hashes or secrets.compare_digest(token.encode(), self.admin):
+        given = token.encode()
+        if token_hash(token) in self.hashes or secrets.compare_digest(given, self.admin):
+            return True
+        if self.metrics is not None and secrets.compare_digest(given, self.metrics):
             return True
         if self.issued_after is None or TABLE_TOKEN.fullmatch(token) is None:
             return False

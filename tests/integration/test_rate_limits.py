@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
 from app.services.store import TournamentStore
 from app.settings import Settings
@@ -233,6 +234,24 @@ def test_a_new_tablet_at_an_address_that_is_guessing_is_not_refused(
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
     assert attacker.get(setup.url("tokens"), headers=admin).status_code == 200
     assert attacker.post(url, json=first, headers=wrong).status_code == 429
+
+
+def test_the_metrics_scraper_at_an_address_that_is_guessing_is_not_refused(
+    settings: Settings,
+) -> None:
+    """Seen in bench/hostile.py: Prometheus, scraping from the address someone was guessing
+    tokens from (a hall behind NAT, or this machine), got the guess's 429 for its metrics
+    token, as a new tablet once did. The metrics token is known as the admin's is."""
+    metrics_token = "m-" + "7" * 40
+    scraped = settings.model_copy(update={"metrics_token": SecretStr(metrics_token)})
+    with client_from(scraped, ATTACKER) as attacker:
+        for attempt in range(FAILURES_PER_ADDRESS + 1):
+            guessed = attacker.get("/metrics", headers={"Authorization": f"Bearer g{attempt}"})
+        assert guessed.status_code == 429
+        scrape = attacker.get("/metrics", headers={"Authorization": f"Bearer {metrics_token}"})
+        assert scrape.status_code == 200, scrape.text
+        assert "scoreboard_request_seconds" in scrape.text
+        assert attacker.get("/metrics", headers={"Authorization": "Bearer g"}).status_code == 429
 
 
 def test_refused_writes_do_not_spend_the_write_limit(
