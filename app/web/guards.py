@@ -713,10 +713,9 @@ class KnownTokens:
     failed sign-ins: the admin and metrics tokens, every table token issued (revoked and
     expired ones too, issue 32: the app answers each that it was revoked or expired, rule
     TK-2, where a guess gets the cheap 429), and any token that signed in on this process. A
-    token
-    it does not know waits for a load of the tokens issued since the last one, started after
-    the request came (at most one every LOAD_TOKENS_EVERY): a tablet given a new token, on
-    any process, is never refused for its address's guesses. A guess that looks like a
+    token it does not know waits for a load of the tokens issued since the last one, started
+    after the request came (at most one every LOAD_TOKENS_EVERY): a tablet given a new token,
+    on any process, is never refused for its address's guesses. A guess that looks like a
     table token waits as well: it costs the server no more, and the guesser its time."""
 
     def __init__(
