@@ -289,6 +289,25 @@ test("a body that did not reach the server in time (408) is sent again, not refu
   assert.equal(sync.entries[0].status, "sent");
 });
 
+test("a hand sent to the public's entry (421) waits, and is not refused", async () => {
+  // Where the staff have an entry of their own, the public's answers every judge's request
+  // 421 and names the staff's address (deploy/Caddyfile, issue 32): nothing was entered.
+  /** @type {Answer[]} */
+  const answers = [
+    { status: 421, body: { detail: "judges ... use the staff's address https://10.0.20.1", field: "path" } },
+    { status: 201, body: { version: 4 } },
+  ];
+  const { sync, timers } = await queuedWhileDown(answers, [1]);
+  await flushed(sync);
+  assert.equal(sync.entries[0].status, "queued");
+  assert.equal(sync.entries[0].lastError, "this address does not take hands (HTTP 421)");
+  assert.equal(sync.addressProblem, "judges ... use the staff's address https://10.0.20.1");
+  assert.deepEqual(timers, []);
+  await flushed(sync);
+  assert.equal(sync.entries[0].status, "sent");
+  assert.equal(sync.addressProblem, null);
+});
+
 test("a token the server refuses is not a refusal of the entry", async () => {
   const server = fakeServer(() => ({ status: 401, body: { detail: "this token was revoked" } }));
   const { sync } = syncTo(server);

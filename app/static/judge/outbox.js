@@ -149,6 +149,9 @@ export class OutboxSync {
     this.flushAgain = false;
     /** @type {string | null} */
     this.tokenProblem = null; // the server's word on this tablet's token, while it refuses it
+    // the proxy's word while this address takes no hands (421: the public's entry, where the
+    // staff have their own; issue 32): the hands wait here, never marked refused
+    this.addressProblem = null;
     this.lastCreated = 0;
   }
 
@@ -256,6 +259,7 @@ export class OutboxSync {
       entry.sentAt = Date.now();
       entry.lastError = null;
       this.tokenProblem = null;
+      this.addressProblem = null;
     } else if (response.status === 409 && answer?.field === "Idempotency-Key") {
       entry.lastError = t("the server is still entering it"); // the first try is in progress
       settled = false;
@@ -275,6 +279,12 @@ export class OutboxSync {
           : t("the server is busy (HTTP 503); sent again in {seconds} s", { seconds });
       settled = false;
       this.later(() => this.flush(), seconds * 1000);
+    } else if (response.status === 421) {
+      // Not a refusal of the hand: this address serves the public, and the staff's address
+      // takes the judges' hands (the answer names it). Nothing was entered; it waits here.
+      this.addressProblem = answer?.detail ?? "421";
+      entry.lastError = t("this address does not take hands (HTTP 421)");
+      settled = false;
     } else if (response.status === 408) {
       // The body did not reach the server in time (a Wi-Fi that stalled mid-send): nothing
       // was entered, and the regular retry sends it again. Not a refusal (issue 32).

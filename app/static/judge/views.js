@@ -731,7 +731,11 @@ export class Tablet extends TabletState {
     const summary = $("outbox-summary");
     summary.classList.toggle("has-queued", counts.queued > 0);
     summary.classList.toggle("has-refused", counts.refused > 0);
-    $("outbox-note").textContent = this.sync.tokenProblem
+    $("outbox-note").textContent = this.sync.addressProblem
+      ? t("This address does not take the judges' hands: open the judge's card again. {problem}", {
+          problem: this.sync.addressProblem,
+        })
+      : this.sync.tokenProblem
       ? t("The server does not accept this tablet's token: {problem}", { problem: this.sync.tokenProblem })
       : counts.refused
         ? t("{count} waiting behind a refused entry: say what to do with it first.", {
