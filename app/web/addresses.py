@@ -97,10 +97,16 @@ def reach_lines(host: str, port: int, scheme: str, settings: Settings) -> list[s
         lines.append(
             f"judges' cards and score sheets open {settings.staff_url} (SCOREBOARD_STAFF_URL)"
         )
-    for name, url in (("PUBLIC", settings.public_url), ("STAFF", settings.staff_url)):
-        if url is not None and is_loopback(url):
-            named = urlsplit(url).hostname
-            lines.append(f"warning: SCOREBOARD_{name}_URL {LOOPBACK_WARNING.format(host=named)}")
+    if settings.public_url is not None and is_loopback(settings.public_url):
+        named = urlsplit(settings.public_url).hostname
+        lines.append(f"warning: SCOREBOARD_PUBLIC_URL {LOOPBACK_WARNING.format(host=named)}")
+    if settings.staff_url is not None and is_loopback(settings.staff_url):
+        named = urlsplit(settings.staff_url).hostname
+        lines.append(
+            f"warning: SCOREBOARD_STAFF_URL points at {named}, this machine only: the judges' "
+            "tablets cannot open their cards. Set it to the staff's entry on the staff's "
+            'network (docs/security.md, "The staff\'s entry")'
+        )
     if host in EVERY_INTERFACE:
         addresses = lan_addresses()
         if addresses:

@@ -133,4 +133,7 @@ def test_serve_with_a_staff_url_prints_both_and_flags_a_loopback_one() -> None:
     assert not any(line.startswith("warning") for line in lines)
     local = Settings(public_url="https://scores.example", staff_url="https://127.0.0.1:8443")
     flagged = reach_lines("0.0.0.0", 8000, "https", local)
-    assert any(line.startswith("warning: SCOREBOARD_STAFF_URL") for line in flagged)
+    (warning,) = [line for line in flagged if line.startswith("warning: SCOREBOARD_STAFF_URL")]
+    # it names what to set: the staff's address, not the public's (seen: "Set
+    # SCOREBOARD_PUBLIC_URL" under SCOREBOARD_STAFF_URL's warning)
+    assert "SCOREBOARD_PUBLIC_URL" not in warning and "127.0.0.1" in warning
