@@ -16,7 +16,7 @@ LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-lo
 EVERY_INTERFACE = {"0.0.0.0", "::", ""}
 LOOPBACK_WARNING = i18n.lazy(
     "This QR code points at {host}, this machine only: tablets and phones cannot open it. "
-    "Set SCOREBOARD_PUBLIC_URL to an address of this server on the hall's network "
+    "Set {setting} to an address of this server on the hall's network "
     "(scoreboard serve --host 0.0.0.0 prints them), or open the console at that address."
 )
 
@@ -34,9 +34,10 @@ def is_loopback(url: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
-def loopback_warning(url: str) -> str | None:
-    """The sentence a card or a slip shows when its QR code cannot work on a tablet."""
+def loopback_warning(url: str, setting: str = "SCOREBOARD_PUBLIC_URL") -> str | None:
+    """The sentence a card or a slip shows when its QR code cannot work on a tablet, naming
+    the setting that gave its address (the staff's cards: SCOREBOARD_STAFF_URL, issue 32)."""
     if not is_loopback(url):
         return None
     # in the reader's language: the console's cards and the slips show it to the organizer
-    return i18n.gettext(LOOPBACK_WARNING).format(host=urlsplit(url).hostname)
+    return i18n.gettext(LOOPBACK_WARNING).format(host=urlsplit(url).hostname, setting=setting)

@@ -50,13 +50,16 @@ def sheets(
     except (NotFound, RuleViolation) as error:
         typer.echo(f"scoreboard sheets: {error}", err=True)
         raise typer.Exit(code=1) from error
-    warning = loopback_warning(url)
+    setting = "SCOREBOARD_STAFF_URL" if url == settings.staff_url else "SCOREBOARD_PUBLIC_URL"
+    if url == base_url:
+        setting = "--base-url"
+    warning = loopback_warning(url, setting)
     if warning is not None:
         typer.echo(f"scoreboard sheets: warning: {warning}", err=True)
     # printed in the tournament's language, like the slips; the warning above is the
     # operator's, in English like the rest of the command line
     with i18n.speaking(language, "judge"):
-        printed_warning = loopback_warning(url)
+        printed_warning = loopback_warning(url, setting)
     where = f"round-{round_number}" + (f"-segment-{segment}" if segment is not None else "")
     path = out or Path(f"sheets-{tournament_id}-{where}.html")
     path.parent.mkdir(parents=True, exist_ok=True)

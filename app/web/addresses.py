@@ -37,6 +37,11 @@ def public_base(request: Request, settings: Settings) -> str:
     return str(request.base_url).rstrip("/")
 
 
+def staff_setting(settings: Settings) -> str:
+    """The setting a staff's code takes its address from: said in its loopback warning."""
+    return "SCOREBOARD_PUBLIC_URL" if settings.staff_url is None else "SCOREBOARD_STAFF_URL"
+
+
 def staff_base(request: Request, settings: Settings) -> str:
     """The address the staff's codes open (a judge's card, a scorer's sheet):
     SCOREBOARD_STAFF_URL where the staff have an entry of their own (issue 32), else the
@@ -99,7 +104,8 @@ def reach_lines(host: str, port: int, scheme: str, settings: Settings) -> list[s
         )
     if settings.public_url is not None and is_loopback(settings.public_url):
         named = urlsplit(settings.public_url).hostname
-        lines.append(f"warning: SCOREBOARD_PUBLIC_URL {LOOPBACK_WARNING.format(host=named)}")
+        warning = LOOPBACK_WARNING.format(host=named, setting="SCOREBOARD_PUBLIC_URL")
+        lines.append(f"warning: SCOREBOARD_PUBLIC_URL {warning}")
     if settings.staff_url is not None and is_loopback(settings.staff_url):
         named = urlsplit(settings.staff_url).hostname
         lines.append(

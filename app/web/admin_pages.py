@@ -43,7 +43,7 @@ from app.services.feeds import distance_shown, is_ariari, total_shown
 from app.services.reports import latest_report, round_state
 from app.services.store import TournamentStore
 from app.web import languages
-from app.web.addresses import loopback_warning, public_base, staff_base
+from app.web.addresses import loopback_warning, public_base, staff_base, staff_setting
 from app.web.deps import (
     MAX_NUMBER,
     AdminDep,
@@ -377,7 +377,7 @@ def judge_card(
         expires_at=issued.expires_at,
         url=url,
         svg=qr_svg(url),
-        warning=loopback_warning(url),
+        warning=loopback_warning(url, staff_setting(settings)),
         head_judge=issued.head_judge,
     )
 

@@ -31,7 +31,7 @@ from app.printouts.sheets import render_sheets_html
 from app.services.reports import round_state
 from app.services.sheets import enter_sheet_hand, needs_deals
 from app.web import languages
-from app.web.addresses import loopback_warning, staff_base
+from app.web.addresses import loopback_warning, staff_base, staff_setting
 from app.web.deps import (
     MAX_NUMBER,
     AdminDep,
@@ -83,7 +83,7 @@ def sheets_html(
             tournament=name,
             tournament_id=tournament_id,
             base_url=base_url,
-            warning=loopback_warning(base_url),
+            warning=loopback_warning(base_url, staff_setting(settings)),
         )
     )
 

@@ -387,6 +387,25 @@ def test_the_staffs_codes_open_their_own_entry_and_the_players_the_publics(
         assert links["public_url"] == "https://scores.example.org"
 
 
+def test_a_staff_card_on_this_machine_only_names_the_staff_setting(database_url: str) -> None:
+    """A judge's card whose address is SCOREBOARD_STAFF_URL's, on loopback, tells the
+    organizer to set that one (seen: it said SCOREBOARD_PUBLIC_URL, which was right)."""
+    settings = Settings(
+        database_url=database_url,
+        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
+        public_url="https://scores.example.org",
+        staff_url="https://127.0.0.1:8443",
+    )
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    with TestClient(create_app(settings)) as client:
+        started = start(client, admin)
+        _, shown = issued_card(client, admin, started.id, 1)
+        assert "SCOREBOARD_STAFF_URL" in shown["warning"]
+        assert "SCOREBOARD_PUBLIC_URL" not in shown["warning"]
+        session = client.get("/admin/session", headers=admin).json()
+        assert session["public_url_warning"] is None  # the public's address is fine
+
+
 # -- every page of the tournament, with its QR code (issue 13, section 3) -------------------------
 
 
