@@ -343,14 +343,19 @@ def test_a_qr_code_that_opens_this_machine_only_is_flagged(
     assert links["warning"] == session["public_url_warning"]
 
 
-def test_the_public_url_setting_wins_over_the_request(database_url: str) -> None:
+def served_at(database_url: str, **addresses: str) -> TestClient:
+    """The console of a server given its addresses (public_url, staff_url)."""
     settings = Settings(
         database_url=database_url,
         admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
-        public_url="https://scores.example.org/",
+        **addresses,  # type: ignore[arg-type]
     )
+    return TestClient(create_app(settings))
+
+
+def test_the_public_url_setting_wins_over_the_request(database_url: str) -> None:
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Host": "127.0.0.1:8101"}
-    with TestClient(create_app(settings)) as client:
+    with served_at(database_url, public_url="https://scores.example.org/") as client:
         started = start(client, admin)
         token, shown = issued_card(client, admin, started.id, 1)
         assert shown["url"] == f"https://scores.example.org/judge#token={token}"
@@ -367,14 +372,10 @@ def test_the_staffs_codes_open_their_own_entry_and_the_players_the_publics(
     """With SCOREBOARD_STAFF_URL (issue 32, the staff's entry of their own), a judge's card and
     a scorer's sheet open the staff's address, which the public's entry would refuse (421),
     and a player's slip and the hall's links stay on the public's."""
-    settings = Settings(
-        database_url=database_url,
-        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
-        public_url="https://scores.example.org",
-        staff_url="https://10.0.20.1:8443",
-    )
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Host": "127.0.0.1:8101"}
-    with TestClient(create_app(settings)) as client:
+    with served_at(
+        database_url, public_url="https://scores.example.org", staff_url="https://10.0.20.1:8443"
+    ) as client:
         started = start(client, admin)
         token, shown = issued_card(client, admin, started.id, 1)
         assert shown["url"] == f"https://10.0.20.1:8443/judge#token={token}"
@@ -390,14 +391,10 @@ def test_the_staffs_codes_open_their_own_entry_and_the_players_the_publics(
 def test_a_staff_card_on_this_machine_only_names_the_staff_setting(database_url: str) -> None:
     """A judge's card whose address is SCOREBOARD_STAFF_URL's, on loopback, tells the
     organizer to set that one (seen: it said SCOREBOARD_PUBLIC_URL, which was right)."""
-    settings = Settings(
-        database_url=database_url,
-        admin_token=ADMIN_TOKEN,  # type: ignore[arg-type]
-        public_url="https://scores.example.org",
-        staff_url="https://127.0.0.1:8443",
-    )
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    with TestClient(create_app(settings)) as client:
+    with served_at(
+        database_url, public_url="https://scores.example.org", staff_url="https://127.0.0.1:8443"
+    ) as client:
         started = start(client, admin)
         _, shown = issued_card(client, admin, started.id, 1)
         assert "SCOREBOARD_STAFF_URL" in shown["warning"]
