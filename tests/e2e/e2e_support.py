@@ -49,8 +49,9 @@ def shown_text(page: Any) -> str:
     return re.sub(r"\b\d+:\d\d\b", "m:ss", " ".join(page.inner_text("#safe").split()))
 
 
-def wait_for(page: Any, predicate: str, timeout_ms: int = 10_000) -> None:
-    """Wait until a JavaScript predicate holds in the page (polls, then fails with a timeout)."""
+def wait_for(page: Any, predicate: str, timeout_ms: int = 30_000) -> None:
+    """Wait until a JavaScript predicate holds in the page (polls, then fails with a timeout).
+    The timeout is only how long a loaded machine may take: a wait that holds ends at once."""
     page.wait_for_function(predicate, timeout=timeout_ms)
 
 
