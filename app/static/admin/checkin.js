@@ -90,12 +90,29 @@ export class CheckInDesk {
       expected: call.expected,
     });
     $("#checkin-started").hidden = !call.started;
+    // A substitute's name being typed survives the list drawn again (a check-in at the desk,
+    // a live update): the organizer never types it twice.
+    const typing = new Map();
+    let focused = null;
+    for (const input of document.querySelectorAll("#checkin-missing tr[data-player] input[name=name]")) {
+      const player = /** @type {HTMLElement} */ (input.closest("tr")).dataset.player;
+      const value = /** @type {HTMLInputElement} */ (input).value;
+      if (value) typing.set(player, value);
+      if (input === document.activeElement) focused = player;
+    }
     const missing = call.missing.map((row) => this.missingRow(row));
     $("#checkin-missing tbody").replaceChildren(
       ...(missing.length
         ? missing
         : [el("tr", {}, el("td", { colspan: 4, class: "muted" }, t("Nobody is missing.")))]),
     );
+    for (const row of document.querySelectorAll("#checkin-missing tr[data-player]")) {
+      const player = /** @type {HTMLElement} */ (row).dataset.player;
+      const input = /** @type {HTMLInputElement | null} */ (row.querySelector("input[name=name]"));
+      if (input === null || player === undefined) continue;
+      if (typing.has(player)) input.value = typing.get(player);
+      if (player === focused) input.focus();
+    }
     const late = call.late.map((row) => this.lateRow(row, call.round));
     $("#checkin-late tbody").replaceChildren(
       ...(late.length
