@@ -27,8 +27,15 @@ def sheets(
     from app.services.reports import round_state
 
     settings = settings_for("sheets")
-    # the scorer's screen is the staff's: their own entry where they have one (issue 32)
-    url = base_url or settings.staff_url or settings.public_url
+    # the scorer's screen is the staff's: their own entry where they have one (issue 32);
+    # the setting is named in the warning of an address on this machine only
+    url: str | None
+    if base_url:
+        url, setting = base_url, "--base-url"
+    elif settings.staff_url is not None:
+        url, setting = settings.staff_url, "SCOREBOARD_STAFF_URL"
+    else:
+        url, setting = settings.public_url, "SCOREBOARD_PUBLIC_URL"
     if url is None:
         # Offline there is no request to take the address from.
         typer.echo(
@@ -50,9 +57,6 @@ def sheets(
     except (NotFound, RuleViolation) as error:
         typer.echo(f"scoreboard sheets: {error}", err=True)
         raise typer.Exit(code=1) from error
-    setting = "SCOREBOARD_STAFF_URL" if url == settings.staff_url else "SCOREBOARD_PUBLIC_URL"
-    if url == base_url:
-        setting = "--base-url"
     warning = loopback_warning(url, setting)
     if warning is not None:
         typer.echo(f"scoreboard sheets: warning: {warning}", err=True)
