@@ -345,27 +345,24 @@ def lanes(folder: Path, url: str, cores: Cores, judges_entry: str = "proxy") -> 
                 )
             os.sched_setaffinity(0, cores.clients or cores.server)
             assert judges.process is not None and public.process is not None
-            pids = [judges.process.pid, public.process.pid, staff.process.pid]
-            pids += [proxy.process.pid] if own else []
-            names = (
-                ("judges", "public", "staff's proxy", "public's proxy")
-                if own
-                else (
-                    "judges",
-                    "public",
-                    "proxy",
-                )
-            )
+            # each process of the set-up with its name, for where the CPU went
+            processes = {
+                "judges": judges.process.pid,
+                "public": public.process.pid,
+                "staff's proxy" if own else "proxy": staff.process.pid,
+            }
+            if own:
+                processes["public's proxy"] = proxy.process.pid
             yield SetUp(
                 "lanes, the staff on an entry of their own" if own else "lanes behind the proxy",
                 proxy.base_url,
-                pids,
+                list(processes.values()),
                 str(proxy.root),
                 LANE_TARGET,
                 ALONE_TARGET,
                 judges_url=staff.base_url,
                 judges_ca_file=str(staff.root),
-                names=names,
+                names=tuple(processes),
                 judges_process=judges.base_url,
             )
     finally:
