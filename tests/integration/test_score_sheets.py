@@ -265,17 +265,10 @@ def test_scoreboard_sheets_writes_them_from_the_database(
     env = {**os.environ, "SCOREBOARD_DATABASE_URL": database_url}
     out = tmp_path / "sheets.html"
 
-    written = scoreboard(
-        "sheets",
-        str(setup.tid),
-        "--round",
-        "1",
-        "--out",
-        out,
-        "--base-url",
-        "http://10.0.0.5:8000",
-        env=env,
-    )
+    def sheets(round_number: str, *options: str | Path, env: dict[str, str]) -> Any:
+        return scoreboard("sheets", str(setup.tid), "--round", round_number, *options, env=env)
+
+    written = sheets("1", "--out", out, "--base-url", "http://10.0.0.5:8000", env=env)
 
     assert written.returncode == 0, written.stderr
     assert "2 score sheets" in written.stdout
@@ -285,25 +278,14 @@ def test_scoreboard_sheets_writes_them_from_the_database(
     assert "Ami Sato" in html and "Hugo Silva" in html
     assert "4 · Dirk Jansen" in html  # the dealer of hand 4 and of hand 5 (rule SE-6)
 
-    no_round = scoreboard(
-        "sheets", str(setup.tid), "--round", "2", "--base-url", "http://10.0.0.5:8000", env=env
-    )
+    no_round = sheets("2", "--base-url", "http://10.0.0.5:8000", env=env)
     assert no_round.returncode == 1
     assert "rule FM-1" in no_round.stderr
-    no_address = scoreboard(
-        "sheets",
-        str(setup.tid),
-        "--round",
-        "1",
-        env={**env, "SCOREBOARD_PUBLIC_URL": "", "SCOREBOARD_STAFF_URL": ""},
-    )
+    no_address = sheets("1", env={**env, "SCOREBOARD_PUBLIC_URL": "", "SCOREBOARD_STAFF_URL": ""})
     assert no_address.returncode == 2
     assert "--base-url" in no_address.stderr
     # the scorer's screen is the staff's: their own entry where they have one (issue 32)
-    staffs = scoreboard(
-        "sheets",
-        str(setup.tid),
-        "--round",
+    staffs = sheets(
         "1",
         "--out",
         out,
