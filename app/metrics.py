@@ -52,6 +52,10 @@ CLOSES = Counter(
     "Live feed connections the server closed, by close code (4008: too slow to keep up)",
     ["code"],
 )
+CUTS = Counter(
+    "scoreboard_feed_cuts",
+    "Live feed connections cut without a goodbye: closed as too slow, their close went unread",
+)
 DATABASE_SECONDS = Histogram(
     "scoreboard_database_seconds",
     "Database statements, from sending to the result",

@@ -52,6 +52,7 @@ ADMIN_TOKEN = "live-feed-admin-token"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 TIMEOUT = 10.0  # seconds any single expected message may take; generous, but bounded
 STALLED_CLOSE = 0.5  # seconds a client that stopped reading waits for the close handshake
+CLOSE_WAIT = 1.0  # and any other client (Client.open)
 SHUTDOWN_GRACE = 3.0  # seconds a server may take to stop before it is killed
 
 
@@ -401,7 +402,13 @@ class Client:
         sock: socket.socket | None = None,
         **options: Any,
     ) -> AsyncIterator[Client]:
-        """Connect; `held` is what a reconnecting client kept from its last connection."""
+        """Connect; `held` is what a reconnecting client kept from its last connection.
+        Its close waits a second at most for the server's (websockets waits 10 s): a client
+        that stopped reading with frames still coming holds them unread, its library stops
+        reading the socket, and the server's close frame behind them never reaches it. Seen
+        adding 10 s to one run in two of a test that read in the background until told to
+        stop; what the tests check is what the server sent, not that handshake."""
+        options.setdefault("close_timeout", CLOSE_WAIT)
         async with connect(
             url, proxy=None, max_size=None, open_timeout=TIMEOUT, sock=sock, **options
         ) as connection:

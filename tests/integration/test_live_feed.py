@@ -59,6 +59,9 @@ pytestmark = pytest.mark.slow  # a real server process serves every test
 # then before it cuts the connection: SCOREBOARD_WS_SEND_TIMEOUT and _CLOSE_GRACE (10 and
 # 5 s on the day)
 SEND_TIMEOUT, CLOSE_GRACE = 4.0, 2.0
+# The server's figures (GET /metrics): clients' queues overflowed, connections cut off
+METRICS_TOKEN = "metrics-token-of-the-live-feed-0123456789"
+OVERFLOWS, CUTS = "scoreboard_feed_overflows_total", "scoreboard_feed_cuts_total"
 CLUB_CHANNELS = ("standings", "clocks", "table:1", "player:ami")
 RESUMED = ("standings", "table:1", "player:ami")
 TICKING = {"server_time", "seconds_left", "seconds_over", "break_seconds_left"}
@@ -76,6 +79,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         # default): the same steps, in less of the suite's time.
         environment.setenv("SCOREBOARD_WS_SEND_TIMEOUT", str(SEND_TIMEOUT))
         environment.setenv("SCOREBOARD_WS_CLOSE_GRACE", str(CLOSE_GRACE))
+        environment.setenv("SCOREBOARD_METRICS_TOKEN", METRICS_TOKEN)
         live_db = f"sqlite:///{folder / 'live.db'}"
         with LiveServer(live_db, free_port(), folder / "server.log") as live:
             yield live
@@ -941,15 +945,26 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
                 return max(0.0, seen.at - done)
 
             # Neither stalled client reads; their sockets fill up with the standings they ask
-            # for again and again, and the changes of the first hands overflow their queues.
+            # for again and again. From then on the server's clock runs on each (SEND_TIMEOUT),
+            # so the slow one is stalled only as long as it takes to miss a change: a wave's
+            # first change reaches the queues, then each stalled client asks for more
+            # snapshots than its queue holds, which overflows it (whatever the machine's load,
+            # rather than after as many waves as that takes).
+            overflows = await figure(http, server, OVERFLOWS)
+            cuts = await figure(http, server, CUTS)
             for client in (slow, dead, gone):
                 await fill_socket(client, len(reference.messages[1].raw))
-            latencies = [await wave()]
+            first_wave = asyncio.create_task(wave())
+            await holds_newer(reference, "standings", opened_at)
+            for client in (slow, dead, gone):
+                await overflow_queue(client)
+            await counted(http, server, OVERFLOWS, overflows + 3)
             # The slow client reads again; the dead one does not, for longer than SEND_TIMEOUT:
             # until the server gives up on it (its log says so). Only then does it read, so
             # it reads within CLOSE_GRACE of that however long the waves take on a loaded
             # machine, and gets its close frame.
             readers.append(asyncio.create_task(read_all(slow, stop, broken)))
+            latencies = [await first_wave]
             rss_before, offered_from = server.rss(), len(reference.messages)
             dead_closed = asyncio.create_task(closed_once_dropped(server, dead))
             while not dead_closed.done():
@@ -962,10 +977,9 @@ def test_slow_and_dead_clients_never_delay_the_others_and_are_resynchronized_or_
             await asyncio.gather(*readers)
             # The sweep gives up on `gone` too (its socket was full as long as dead's); once
             # CLOSE_GRACE has passed after that, its connection is cut. `gone` must not read
-            # before then (reading would unstall it): the server's word, then a fixed wait
-            # (the rest is room for a loaded machine).
+            # before then (reading would unstall it): the server counts the cut.
             await dropped(server, gone)
-            await asyncio.sleep(CLOSE_GRACE + 3)
+            await counted(http, server, CUTS, cuts + 1)
             await gone.closed(timeout=TIMEOUT)
 
             assert max(latencies) < 1.0, latencies  # never anything like SEND_TIMEOUT
@@ -1090,6 +1104,41 @@ async def fill_socket(client: Client, snapshot_size: int) -> None:
         await asyncio.sleep(0.005)
 
 
+async def overflow_queue(client: Client) -> None:
+    """Make the server queue more frames for a client whose socket is full than its queue
+    holds: a snapshot of the clocks for each time it asks to follow them again."""
+    for _ in range(QUEUE_LIMIT + 8):
+        await client.send({"type": "subscribe", "channels": {"clocks": None}})
+
+
+async def figure(http: Any, server: LiveServer, name: str) -> float:
+    """One of the server's counters (GET /metrics), as it stands now."""
+    answer = await http.get(
+        f"{server.base_url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+    )
+    answer.raise_for_status()
+    for line in answer.text.splitlines():
+        if line.startswith(f"{name} "):
+            return float(line.split()[1])
+    raise AssertionError(f"no {name} in the server's metrics")
+
+
+async def counted(http: Any, server: LiveServer, name: str, count: float) -> None:
+    """Until the server's counter `name` reaches `count`."""
+    deadline = time.monotonic() + CLOSE_GRACE + TIMEOUT
+    while (seen := await figure(http, server, name)) < count:
+        assert time.monotonic() < deadline, f"{name} is {seen}, not {count}: {server.log}"
+        await asyncio.sleep(0.02)
+
+
+async def holds_newer(client: Client, channel: str, version: int) -> None:
+    """Until a client read in the background holds a version of `channel` after `version`."""
+    deadline = time.monotonic() + TIMEOUT
+    while client.held[channel].version <= version:
+        assert time.monotonic() < deadline, f"{client.name} got no {channel} after {version}"
+        await asyncio.sleep(0.01)
+
+
 async def dropped(server: LiveServer, client: Client) -> None:
     """Until the server's log says it gave up on `client` as too slow (Hub._drop_too_slow)."""
     host, port = client.connection.local_address[:2]
@@ -1124,8 +1173,8 @@ def test_a_client_that_asks_for_a_resync_while_behind_gets_no_stale_change_after
     """A display behind the feed (changes waiting for it in the server) asks for a fresh
     snapshot of a channel: after that snapshot it may only get changes on top of it."""
     tournament, generated = round_one(store, players=256)
-    (player,) = player_channels(generated, 1)
-    channels = ["standings", player]
+    table = generated.tables[0]
+    channels = ["standings", f"table:{table}"]
 
     async def scenario() -> None:
         url = server.ws_url(tournament.tid, channels)
@@ -1139,14 +1188,16 @@ def test_a_client_that_asks_for_a_resync_while_behind_gets_no_stale_change_after
             _, snapshots = await read_opening(display, 2)
             # Behind: it asked for the standings again and again, more than its socket holds.
             await fill_socket(display, len(snapshots[0].raw))
-            # Then changes of the player's channel wait in the server's queue for it.
-            for wave in range(2):
-                bodies = [generated.hands[table][wave] for table in generated.tables]
-                await asyncio.gather(*(api.hand(body) for body in bodies))
+            # Then changes of the table's channel wait in the server's queue for it: two hands
+            # of that table, and no more, so that it is behind for a moment on a loaded
+            # machine too, not for the server's SEND_TIMEOUT.
+            for body in generated.hands[table][:2]:
+                await api.hand(body)
             await reference.until_version("clocks", await api.version())
-            assert reference.held[player].version > snapshots[1].version, "no change to queue"
+            channel = f"table:{table}"
+            assert reference.held[channel].version > snapshots[1].version, "no change to queue"
 
-            await display.send({"type": "resync", "channels": [player]})
+            await display.send({"type": "resync", "channels": [channel]})
             broken: list[str] = []
             stop = asyncio.Event()
             readers = [
@@ -1159,7 +1210,7 @@ def test_a_client_that_asks_for_a_resync_while_behind_gets_no_stale_change_after
             assert broken == [], f"after asking for a resync while behind: {broken[:3]}"
             for channel in channels:
                 assert display.held[channel] == reference.held[channel], channel
-            assert display.of(player, "snapshot")[-1].version == reference.held[player].version
+            assert display.of(channel, "snapshot")[-1].version == reference.held[channel].version
 
     run(scenario())
 

@@ -266,3 +266,35 @@ def test_a_channel_is_kept_for_the_linger_after_its_last_client_then_forgotten(
             assert "standings" in feed.channels() and "standings" not in feed.left
 
     asyncio.run(scenario())
+
+
+# -- a snapshot queued for a client is never sent after a fresher one -------------------------
+
+
+def test_a_snapshot_queued_by_a_subscribe_is_not_sent_after_the_fresh_one_of_a_resync() -> None:
+    """A display behind the feed follows a channel again (a snapshot of it waits in its
+    queue), a hand changes it, then the display is resynchronized (it asked, or its queue
+    overflowed). The fresh snapshot goes first; the one queued before it must not follow it,
+    or the display goes back a version (seen in a loaded run of
+    tests/integration/test_live_feed.py: 'clocks: snapshot of version 63 after 65')."""
+    lines = CLUB_LOG.read_text(encoding="utf-8").splitlines()
+    first_hand = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "hand")
+
+    async def scenario() -> list[tuple[str, int]]:
+        store = LogStore(lines[:first_hand], 7)
+        hub = Hub(store, send_timeout=10.0, close_grace=5.0)  # type: ignore[arg-type]
+        feed = Feed(1, hub, Replica(store, 1))  # type: ignore[arg-type]
+        socket = Socket()
+        display = connection(socket)
+        await feed.subscribe(display, {"standings": None})
+        socket.open = False  # behind: what comes next waits in its queue
+        await feed.subscribe(display, {"standings": None})  # a snapshot of version 7
+        await feed.subscribe(display, {"standings": 6})  # what it missed since 6, from history
+        store.append(lines[first_hand], 8)
+        await feed._flush(8)  # the change from 7 to 8
+        sent = await feed.snapshots_for(display, {"standings"})  # what its writer sends first
+        sent += queued(display)  # then what is left in its queue
+        read = [json.loads(frame) for frame in sent]
+        return [(message["type"], message["version"]) for message in read]
+
+    assert asyncio.run(scenario()) == [("snapshot", 8)]
