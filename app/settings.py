@@ -172,6 +172,16 @@ class Settings(BaseSettings):
         return name.strip()
 
     @property
+    def staff_address(self) -> tuple[str | None, str]:
+        """The address the staff's codes open (a judge's card, a scorer's sheet) as far as
+        the settings say it, and the setting that says it (named in a loopback warning):
+        SCOREBOARD_STAFF_URL where the staff have an entry of their own (issue 32), else
+        SCOREBOARD_PUBLIC_URL. None: neither is set, and the page takes the request's."""
+        if self.staff_url is not None:
+            return self.staff_url, "SCOREBOARD_STAFF_URL"
+        return self.public_url, "SCOREBOARD_PUBLIC_URL"
+
+    @property
     def hall_zone(self) -> tzinfo:
         if self.hall_timezone is not None:
             return ZoneInfo(self.hall_timezone)

@@ -29,13 +29,7 @@ def sheets(
     settings = settings_for("sheets")
     # the scorer's screen is the staff's: their own entry where they have one (issue 32);
     # the setting is named in the warning of an address on this machine only
-    url: str | None
-    if base_url:
-        url, setting = base_url, "--base-url"
-    elif settings.staff_url is not None:
-        url, setting = settings.staff_url, "SCOREBOARD_STAFF_URL"
-    else:
-        url, setting = settings.public_url, "SCOREBOARD_PUBLIC_URL"
+    url, setting = (base_url, "--base-url") if base_url else settings.staff_address
     if url is None:
         # Offline there is no request to take the address from.
         typer.echo(

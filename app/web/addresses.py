@@ -39,16 +39,15 @@ def public_base(request: Request, settings: Settings) -> str:
 
 def staff_setting(settings: Settings) -> str:
     """The setting a staff's code takes its address from: said in its loopback warning."""
-    return "SCOREBOARD_PUBLIC_URL" if settings.staff_url is None else "SCOREBOARD_STAFF_URL"
+    return settings.staff_address[1]
 
 
 def staff_base(request: Request, settings: Settings) -> str:
     """The address the staff's codes open (a judge's card, a scorer's sheet):
-    SCOREBOARD_STAFF_URL where the staff have an entry of their own (issue 32), else the
-    public one. The public's entry then refuses every page of theirs (deploy/Caddyfile)."""
-    if settings.staff_url is not None:
-        return settings.staff_url
-    return public_base(request, settings)
+    Settings.staff_address, else the one this request came to. Where the staff have an
+    entry of their own, the public's refuses every page of theirs (deploy/Caddyfile)."""
+    configured, _ = settings.staff_address
+    return configured if configured is not None else str(request.base_url).rstrip("/")
 
 
 # -- this machine's addresses (scoreboard serve) --------------------------------------------------
