@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
-from app.domain import clocks
+from app.domain import clocks, seating
+from app.domain.formats import HANDS_PER_CYCLE
 from app.domain.hands import PlayerId
 from app.domain.log import PenaltyGiven, format_time
 from app.domain.needs import FieldTotals
@@ -45,6 +46,7 @@ from app.domain.replay import (
 )
 from app.domain.round_state import SeatName
 from app.domain.rulesets import result_to_log
+from app.domain.seats import Seats
 from app.domain.standings import Standing, Standings
 from app.domain.tournament import SEAT_NAMES, RoundState, TableClock, TableSegment, Tournament
 from app.read.calls import CallsState, calls_state
@@ -127,7 +129,10 @@ class TableState(TypedDict):
     table: int
     segment: int
     group: str | None
-    seats: dict[SeatName, PlayerId]
+    seats: dict[SeatName, PlayerId]  # as drawn for the segment (CONTRACT: the log's seating)
+    # where each sits in the cycle of the next hand, or of the last once the segment is
+    # over: after the exchanges of rules SE-6, SE-8 and SE-9 (rule SE-10)
+    seats_now: dict[SeatName, PlayerId]
     hands: list[HandAtTable]
     deals: list[DealAtTable]
     next_hand: int | None
@@ -139,7 +144,8 @@ class TableState(TypedDict):
 class SeatInSegment(TypedDict):
     segment: int
     table: int
-    seat: SeatName
+    seat: SeatName  # as drawn for the segment
+    seat_now: SeatName  # in the cycle in play at that table (rule SE-10)
 
 
 NEEDS_BAND = 4  # the `needs` channel: this many players on each side of the line
@@ -297,6 +303,7 @@ class TableView:
     table: int
     group: str | None
     seated: TableSegment  # the seats and the hands entered
+    seats_now: Seats  # East, South, West, North in the cycle in play (rule SE-10)
     next_hand: int | None
     next_dealer: PlayerId | None
     closed: bool
@@ -311,10 +318,29 @@ def table_view(tournament: Tournament, state: RoundState, segment: int, table: i
         table=table,
         group=seated.group or None,
         seated=seated,
+        seats_now=seats_now(state, segment, table),
         next_hand=next_hand,
         next_dealer=next_dealer,
         closed=(seated.group, segment) in state.closed,
     )
+
+
+def seats_now(state: RoundState, segment: int, table: int) -> Seats:
+    """rule SE-10: where the players of a table's segment sit now, East, South, West, North:
+    in the cycle of its next hand, or of its last once the segment is over. The seats move
+    after each cycle (rules SE-6, SE-8, SE-9); an Ari Ari game keeps the seats drawn (its
+    dealer moves instead, rule AA-8). A cycle whose seating the rules leave to a new draw
+    not yet entered (rule SE-9, cycle 7) shows the seats of the cycle before it."""
+    seated = state.tables[(segment, table)]
+    if seated.game is not None:
+        return seated.seats
+    planned = state.format.hands_per_segment
+    hand = seated.next_hand(planned) or max(seated.last_hand, 1)
+    cycles = seating.cycles(state, segment, table)
+    for seats in reversed(cycles[: (hand - 1) // HANDS_PER_CYCLE + 1]):
+        if seats is not None:
+            return seats
+    return seated.seats
 
 
 class States:
@@ -461,6 +487,7 @@ class States:
             "segment": view.segment,
             "group": view.group,
             "seats": dict(zip(SEAT_NAMES, seated.seats, strict=True)),
+            "seats_now": dict(zip(SEAT_NAMES, view.seats_now, strict=True)),
             "hands": [
                 {
                     "hand": number,
@@ -543,11 +570,25 @@ def player_round(
 
 
 def seats_in_round(state: RoundState, player: PlayerId) -> list[SeatInSegment]:
-    """Where the player sits in each segment of the round."""
+    """Where the player sits in each segment of the round: as drawn, and now (rule SE-10)."""
     return [
-        {"segment": segment, "table": table, "seat": seat}
+        {
+            "segment": segment,
+            "table": table,
+            "seat": seat,
+            "seat_now": _seat_now(state, segment, table, player, seat),
+        }
         for segment, table, seat in state.seats_of(player)
     ]
+
+
+def _seat_now(
+    state: RoundState, segment: int, table: int, player: PlayerId, drawn: SeatName
+) -> SeatName:
+    now = seats_now(state, segment, table)
+    # a cycle's seating recorded before a substitute took the seat (rule FM-9) does not
+    # name them: they sit where they were drawn
+    return SEAT_NAMES[now.index(player)] if player in now else drawn
 
 
 def current_seat(

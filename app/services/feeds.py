@@ -306,7 +306,7 @@ def _table_rows(
         if table["segment"] is None:  # every table with a clock is seated
             continue
         clock = table["clock"]
-        seats = table["seats"]
+        seats = table["seats_now"]  # where they sit now, under the dealer's wind (rule SE-10)
         scores = segment_scores(table)
         rows.append(
             {
@@ -349,7 +349,7 @@ def _player_row(states: States, player_id: str, ariari: bool = False) -> Row:
         "Round": player["round"],
         "Segment": None if seat is None else seat["segment"],
         "Table": None if seat is None else seat["table"],
-        "Seat": None if seat is None else seat["seat"],
+        "Seat": None if seat is None else seat["seat_now"],  # rule SE-10
     }
 
 

@@ -491,7 +491,8 @@ function drawPlayer() {
   setField("total", standing ? totalOf(standing) : DASH);
   setField("to-cut", (standing && toCut(standing)) || DASH);
   setField("cut-note", cutNote(standing) || t("Cut"));
-  const where = seat ? t("Table {table} · {seat}", { table: seat.table, seat: seatWord(seat.seat) }) : DASH;
+  // the seat in the cycle in play, not as drawn (rule SE-10)
+  const where = seat ? t("Table {table} · {seat}", { table: seat.table, seat: seatWord(seat.seat_now) }) : DASH;
   setField("seat", where);
 }
 
@@ -532,8 +533,10 @@ function drawTable() {
       node.querySelector(".total")?.textContent,
     ]),
   );
+  // where each sits now (rule SE-10): after a cycle the seats move, and the dealer's wind with them
+  const seated = table.seats_now;
   const nodes = SEATS.map((seat) => {
-    const player = String(table.seats[seat]);
+    const player = String(seated[seat]);
     const standing = standings.rows[player];
     const dealer = table.next_dealer !== null && String(table.next_dealer) === player;
     const article = el("article", `seat${dealer ? " dealer" : ""}`);

@@ -399,6 +399,7 @@ function player() {
     }
     const seat = current && seats.find((s) => s.segment === current.segment);
     if (seat && seat.table !== current.table) moveTo(seat); // the judge reseated the table
+    else if (seat) document.getElementById("where-seat").textContent = seatWord(seat.seat_now); // SE-10
   }
 
   function onTable(state) {
@@ -430,7 +431,7 @@ function player() {
     current = { segment: seat.segment, table: seat.table };
     handsSeen = document.querySelectorAll(`table.hands[data-segment="${seat.segment}"] tbody tr:not(.empty)`).length;
     document.getElementById("where-table").textContent = t("Table {table}", { table: seat.table });
-    document.getElementById("where-seat").textContent = seatWord(seat.seat);
+    document.getElementById("where-seat").textContent = seatWord(seat.seat_now);
     const counted = el("span", { id: "where-hands", textContent: String(handsSeen) });
     const sentence = data.ariari
       ? t("{word} {segment} of {segments} · {played} hands played", {

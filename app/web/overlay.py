@@ -569,7 +569,7 @@ def seat_view(
     scores = feeds.segment_scores(table)
     seats = []
     for seat in SEAT_NAMES:
-        player = str(table["seats"][seat])
+        player = str(table["seats_now"][seat])  # where they sit now (rule SE-10)
         standing = standings["rows"].get(player)
         seats.append(
             {
@@ -632,7 +632,8 @@ def player_view(
 
 
 def _seat(seat: Mapping[str, Any]) -> str:
-    return _("Table {table} · {seat}").format(table=seat["table"], seat=seat_word(seat["seat"]))
+    # the seat in the cycle in play, not as drawn (rule SE-10)
+    return _("Table {table} · {seat}").format(table=seat["table"], seat=seat_word(seat["seat_now"]))
 
 
 def _cut_note(standing: StandingRowData | None) -> str:

@@ -109,6 +109,10 @@ class TableRow(BaseModel):
     table: int
     group: str | None
     seats: list[PlayerRef] = Field(description="east, south, west, north at the segment's start")
+    seats_now: list[PlayerRef] = Field(
+        description="east, south, west, north in the cycle of the next hand (of the last once "
+        "the segment is over): after the exchanges of rules SE-6, SE-8 and SE-9 (rule SE-10)"
+    )
     hands_entered: list[int]
     next_hand: int | None
     next_dealer: PlayerRef | None
@@ -149,7 +153,8 @@ class AuditAnswer(BaseModel):
 class SeatInSegment(BaseModel):
     segment: int
     table: int
-    seat: SeatName
+    seat: SeatName = Field(description="as drawn for the segment")
+    seat_now: SeatName = Field(description="in the cycle in play at that table (rule SE-10)")
 
 
 class PenaltyReport(BaseModel):
@@ -400,6 +405,7 @@ def tables(
                     table=number,
                     group=table.group,
                     seats=list(table.seated.seats),
+                    seats_now=list(table.seats_now),
                     hands_entered=sorted(table.seated.hands),
                     next_hand=table.next_hand,
                     next_dealer=table.next_dealer,

@@ -36,7 +36,7 @@ from app.domain.numbers import shown
 from app.domain.replay import StandingRowData
 from app.domain.rulesets import HandResult
 from app.domain.tournament import RoundState, Tournament
-from app.read.views import PlayerState, States, penalties_of
+from app.read.views import PlayerState, States, penalties_of, seats_in_round
 from app.services import feeds
 from app.services.errors import NotFound
 from app.services.search import Candidate, Indexed, search
@@ -218,7 +218,8 @@ def _ordinal(place: int) -> str:
 def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[SegmentBlock]:
     blocks = []
     planned = state.format.hands_per_segment
-    for segment, table_number, seat in state.seats_of(player):
+    for seat in seats_in_round(state, player):
+        segment, table_number = seat["segment"], seat["table"]
         table = state.tables[(segment, table_number)]
         # the hand that ended an Ari Ari game (it carries the leftover bets and uma, AA-27)
         last = table.game.hands[-1].number if table.game and table.game.ended else None
@@ -239,7 +240,7 @@ def _blocks(state: RoundState, player: PlayerId, names: dict[str, str]) -> list[
             SegmentBlock(
                 segment=segment,
                 table=table_number,
-                seat=seat,
+                seat=seat["seat_now"],  # where they sit now, not as drawn (rule SE-10)
                 planned=planned,
                 hands=hands,
                 finished=finished,

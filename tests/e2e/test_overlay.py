@@ -287,6 +287,24 @@ def test_the_table_overlay_follows_a_new_hand(page: Any, hall: Any, tables: Tabl
     if winner is not None:
         chips = page.locator(f"#seats [data-player='{winner}'] .deltas li")
         assert chips.last.text_content().startswith("+")
+    # Issue 33: in the second cycle the seats have moved (rule SE-6); the frame the feed drew
+    # names who sits at each wind now, and marks the next dealer at the wind they deal from
+    # (rule SE-10), as the API says.
+    row = next(
+        t
+        for t in httpx.get(
+            f"{hall.base_url}/api/tournaments/{hall.tournament_id}/tables?round=1"
+        ).json()["tables"]
+        if t["table"] == WATCHED_TABLE and t["segment"] == 1
+    )
+    assert row["seats_now"] != row["seats"], "the watched table is still in its first cycle"
+    shown = [
+        (seat.get_attribute("data-seat"), seat.get_attribute("data-player"))
+        for seat in page.locator("#seats .seat").all()
+    ]
+    assert shown == list(zip(("east", "south", "west", "north"), row["seats_now"], strict=True))
+    dealer = page.locator("#seats .seat.dealer")
+    assert dealer.count() == 1 and dealer.get_attribute("data-player") == row["next_dealer"]
 
 
 def test_the_feeds_answer_304_to_a_current_etag(page: Any, hall: Any, tables: Tablets) -> None:

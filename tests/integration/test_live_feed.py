@@ -204,7 +204,9 @@ def test_a_client_gets_a_hello_then_a_snapshot_of_each_channel_with_the_version(
 
             player = client.held["player:ami"].state
             assert player["registered"] is True and player["name"] == "Ami Sato"
-            assert player["seats"] == [{"segment": 1, "table": 1, "seat": "east"}]
+            assert player["seats"] == [
+                {"segment": 1, "table": 1, "seat": "east", "seat_now": "east"}
+            ]
             assert player["standing"] == standings["rows"]["ami"]
 
             clocks = client.held["clocks"].state
@@ -509,7 +511,9 @@ def test_every_committed_change_increments_the_version_exactly_once(
             assert len(client.held["standings"].state["rows"]) == 4  # the 4 who advanced
             assert client.held["standings"].state == without_version(await api.standings())
             # ami sat north at table 1 in half 2 until the round ended (round 2 is unseated)
-            assert {"segment": 2, "table": 1, "seat": "north"} in seen["seating"]["seats"]
+            assert {"segment": 2, "table": 1, "seat": "north", "seat_now": "north"} in seen[
+                "seating"
+            ]["seats"]
             assert seen["round end"]["round"] == 2
             # every message of the feed is at a committed version, in order, per channel
             for channel in CLUB_CHANNELS:

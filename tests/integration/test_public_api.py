@@ -288,7 +288,7 @@ def test_a_player_page_by_id_with_rounds_seats_and_hands(
     assert round_one["rank"] == 1
     seats = round_one["seats"]
     assert [s["segment"] for s in seats] == [1, 2, 3, 4]
-    assert seats[0] == {"segment": 1, "table": 1, "seat": "east"}
+    assert seats[0] == {"segment": 1, "table": 1, "seat": "east", "seat_now": "east"}
     for seat in seats:
         table_seats = started.seats[(1, seat["segment"], seat["table"])]
         assert table_seats[["east", "south", "west", "north"].index(seat["seat"])] == winner

@@ -66,9 +66,9 @@ def test_a_player_sits_at_the_table_of_their_latest_segment_begun() -> None:
     half-2 table has begun while their half-1 table, finished, still shows half 1 on its
     clock; the half-2 seat wins. A half whose table has not begun it is not where they sit."""
     seats: list[SeatInSegment] = [
-        {"segment": 1, "table": 1, "seat": "east"},
-        {"segment": 2, "table": 4, "seat": "north"},
-        {"segment": 3, "table": 6, "seat": "north"},
+        {"segment": 1, "table": 1, "seat": "east", "seat_now": "east"},
+        {"segment": 2, "table": 4, "seat": "north", "seat_now": "north"},
+        {"segment": 3, "table": 6, "seat": "north", "seat_now": "north"},
     ]
     clocks = {
         "1": {"segment": 1},  # finished half 1, waits for half 2
