@@ -326,12 +326,18 @@ export class TabletState {
     });
   }
 
-  // The seats in the cycle of `hand` (rules SE-6 to SE-9): East, South, West, North.
+  // The seats in the cycle of `hand` (rules SE-6 to SE-9): East, South, West, North. The
+  // twin of app/read/views.py's seats_now, kept here because the tablet works offline (a
+  // seat draw queued here moves the later cycles too); tests/unit/test_seats_twin.py holds
+  // the two to the same answers. A cycle whose new draw is not entered yet (rule SE-9, cycle
+  // 7) has the seats of the cycle before it.
   cycleSeats(segment, hand) {
     const info = this.segmentInfo(segment);
     const start = this.seatsOf(segment);
-    const index = Math.floor((Math.max(hand, 1) - 1) / 4);
-    const cycle = info?.cycles?.[index];
+    const cycles = info?.cycles ?? [];
+    let index = Math.min(Math.floor((Math.max(hand, 1) - 1) / 4), cycles.length - 1);
+    while (index > 0 && !cycles[index]) index -= 1;
+    const cycle = cycles[index];
     if (!cycle || cycle.length !== 4 || start.length !== 4) return start;
     if (this.pendingOf("seats", segment).length) {
       // Seats drawn here and not yet on the server: the server's cycles are of the old
