@@ -54,7 +54,11 @@ TOP = 8  # the `top` feed
 CUT_BAND = NEEDS_BAND  # the `cut` and `needs` feeds, the `needs` channel: players each side
 PLAYER_PREFIX = "player-"
 
-STANDING_COLUMNS = (
+# The name in the player's own script ("山田 剛" beside "Takeshi Yamada"; the log's
+# `local_name`), empty when the log gives none: the last column of each feed that names a
+# player, so that no column before it moved when it came (issue 33).
+LOCAL_NAME = "Local name"
+_STANDING = (
     "Position",
     "Rank",
     "Player",
@@ -67,8 +71,9 @@ STANDING_COLUMNS = (
     "To cut",
     "To cut exact",
 )
-PLAYER_COLUMNS = (*STANDING_COLUMNS, "Round", "Segment", "Table", "Seat")
-NEEDS_COLUMNS = (*STANDING_COLUMNS, *needs_feed.COLUMNS_AFTER_STANDING)
+STANDING_COLUMNS = (*_STANDING, LOCAL_NAME)
+PLAYER_COLUMNS = (*_STANDING, "Round", "Segment", "Table", "Seat", LOCAL_NAME)
+NEEDS_COLUMNS = (*_STANDING, *needs_feed.COLUMNS_AFTER_STANDING, LOCAL_NAME)
 SEAT_TITLES = tuple(seat.title() for seat in SEAT_NAMES)
 SEATS = tuple(zip(SEAT_NAMES, SEAT_TITLES, strict=True))  # ("east", "East"), ...
 TABLE_COLUMNS = (
@@ -85,6 +90,7 @@ TABLE_COLUMNS = (
     "Phase",
     "Starts at",
     "Deadline",
+    *(f"{seat} {LOCAL_NAME.lower()}" for seat in SEAT_TITLES),  # "East local name", ...
 )
 CLOCK_COLUMNS = (
     "Table",
@@ -114,9 +120,14 @@ TIMED = {"tables", "clocks", "needs"}
 
 
 def names(tournament: Tournament) -> dict[str, dict[str, str | None]]:
-    """Every registered player's name and country by id, substitutes included."""
+    """Every registered player's names (and the one in their own script) and country by
+    id, substitutes included."""
     return {
-        str(player): {"name": registered.name, "country": registered.country}
+        str(player): {
+            "name": registered.name,
+            "local_name": registered.local_name,
+            "country": registered.country,
+        }
         for player, registered in tournament.players.items()
     }
 
@@ -183,6 +194,7 @@ def standing_row(
         "Above cut": standing["above_cut"],
         "To cut": to_cut(standing, points=points),
         "To cut exact": to_cut(standing, exact=True),
+        LOCAL_NAME: who.get("local_name"),
     }
 
 
@@ -203,7 +215,13 @@ class Feed:
 
 def build(tournament: Tournament, now: datetime, name: str, states: States | None = None) -> Feed:
     """One feed's rows at this state of the log and this server time (`states`: the views
-    at `now`, when the caller has them already)."""
+    at `now`, when the caller has them already). A JSON row's keys come in its columns'
+    order, as the CSV's and the XML's do."""
+    feed = _build(tournament, now, name, states)
+    return Feed(feed.columns, [{c: row[c] for c in feed.columns} for row in feed.rows])
+
+
+def _build(tournament: Tournament, now: datetime, name: str, states: States | None) -> Feed:
     if states is None:
         states = States(tournament, now)
     who = names(tournament)
@@ -297,8 +315,8 @@ def minutes_seconds(seconds: int | None) -> str | None:
 def _table_rows(
     states: States, who: Mapping[str, Mapping[str, str | None]], ariari: bool = False
 ) -> list[Row]:
-    def name_of(player: PlayerId | None) -> str | None:
-        return None if player is None else who.get(str(player), {}).get("name")
+    def name_of(player: PlayerId | None, name: str = "name") -> str | None:
+        return None if player is None else who.get(str(player), {}).get(name)
 
     rows: list[Row] = []
     for number in states.clock_rows():
@@ -323,6 +341,10 @@ def _table_rows(
                 "Phase": None if clock is None else clock["phase"],
                 "Starts at": None if clock is None else clock["starts_at"],
                 "Deadline": None if clock is None else clock["deadline"],
+                **{
+                    f"{title} {LOCAL_NAME.lower()}": name_of(seats[seat], "local_name")
+                    for seat, title in SEATS
+                },
             }
         )
     return rows
@@ -337,10 +359,16 @@ def _player_row(states: States, player_id: str, ariari: bool = False) -> Row:
             )
         )
     standing = player["standing"]
-    who = {"name": player["name"], "country": player["country"]}
+    registered = states.tournament.players[player["player"]]
+    who = {
+        "name": player["name"],
+        "country": player["country"],
+        "local_name": registered.local_name,
+    }
     if standing is None:  # a substitute is not ranked (rule FM-9)
         row: Row = dict.fromkeys(STANDING_COLUMNS)
         row.update(Player=str(player["player"]), Name=who["name"], Country=who["country"])
+        row[LOCAL_NAME] = who["local_name"]
     else:
         row = standing_row(standing, who, ariari)
     seat = current_seat(player["seats"], states.clock_rows())

@@ -64,7 +64,8 @@ def rows_of(response: Response, extension: str) -> list[dict[str, str]]:
         return list(csv.DictReader(io.StringIO(response.text)))
     root = ElementTree.fromstring(response.content)
     assert root.tag == "rows"
-    titles = {feeds.xml_name(title): title for columns in COLUMNS.values() for title in columns}
+    every = [*COLUMNS.values(), feeds.NEEDS_COLUMNS]
+    titles = {feeds.xml_name(title): title for columns in every for title in columns}
     return [{titles[child.tag]: child.text or "" for child in row} for row in root]
 
 
@@ -139,6 +140,36 @@ def test_names_come_back_exactly_from_csv_and_xml(client: TestClient, club: Setu
         (card,) = rows_of(feed(client, club, "player-ami", extension), extension)
         assert card["Name"] == AWKWARD, extension
     assert b"&lt;Sato&gt; &amp; Co" in feed(client, club, "tables", "xml").content
+
+
+def test_every_feed_that_names_a_player_names_them_in_their_own_script_too(
+    client: TestClient, store: TournamentStore
+) -> None:
+    """Issue 33: the name in a player's own script (the log's `local_name`) had no column; a
+    caption in Korean could not be made from the feeds. It is the last column of each feed
+    that names a player (and one per seat in `tables`), so no column before it moved."""
+    opening = [
+        text.replace('"name": "Eun-ji Park",', '"name": "Eun-ji Park", "local_name": "박은지",')
+        for text in club_opening()
+    ]
+    setup = open_tournament(store, opening)
+    for extension in FORMATS:
+        for name in ("standings", "needs", "player-eun"):
+            rows = rows_of(feed(client, setup, name, extension), extension)
+            assert rows[-1 if name == "player-eun" else 0] and all(
+                list(row)[-1] == feeds.LOCAL_NAME for row in rows
+            ), (name, extension)
+            mine = [row for row in rows if row["Player"] == "eun"]
+            assert [row[feeds.LOCAL_NAME] for row in mine] == ["박은지"], (name, extension)
+            others = {row[feeds.LOCAL_NAME] for row in rows if row["Player"] != "eun"}
+            assert others <= {""}, (name, extension)
+        table_two = next(
+            row
+            for row in rows_of(feed(client, setup, "tables", extension), extension)
+            if row["Table"] == "2"
+        )
+        assert (table_two["East"], table_two["East local name"]) == ("Eun-ji Park", "박은지")
+        assert table_two["South local name"] == ""
 
 
 # -- polling: ETags, 304s and the cache --------------------------------------------------
