@@ -5,17 +5,13 @@ for word, for every kind of answer at a WSOM table (rule HS-2) and an Ari Ari on
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from app import i18n
 from app.read.needs import NeedsView
 from app.web.needs_words import needs_sentence, needs_short
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.node_scripts import run_module
 
 
 def view(needs: str, **values: int | None) -> NeedsView:
@@ -91,9 +87,6 @@ def test_the_words_in_english() -> None:
 def _script_words(preamble: str = "", speaker: str = "") -> list[list[str]]:
     """What static/needs.js says of every view under Node, in both rulesets: with
     `preamble` run first and `speaker` (a `t` it defines) passed as the language."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js is not installed")
     extra = f", {speaker}" if speaker else ""
     script = (
         'import { needsSentence, needsShort } from "./app/static/needs.js";\n'
@@ -104,15 +97,7 @@ def _script_words(preamble: str = "", speaker: str = "") -> list[list[str]]:
         f" out.push([needsSentence(v, ariari{extra}), needsShort(v, ariari{extra})]);\n"
         "console.log(JSON.stringify(out));\n"
     )
-    run = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    words: list[list[str]] = json.loads(run.stdout)
+    words: list[list[str]] = run_module(script)
     return words
 
 

@@ -8,9 +8,6 @@ the four of the table it names sit for its next hand. They must give the same se
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +16,8 @@ from app.domain import seating
 from app.domain.replay import apply_line, replay_lines
 from app.read.views import seats_now
 from bench.generate import Options, generate
+from tests.node_scripts import run_module
 
-ROOT = Path(__file__).resolve().parents[2]
 PRESETS = ("wsom2008", "wsom2007")
 
 
@@ -57,9 +54,6 @@ def cases(preset: str) -> list[dict[str, Any]]:
 
 
 def tablet_answers(asked: list[dict[str, Any]]) -> list[list[str]]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js is not installed")
     script = (
         'import { readFileSync } from "node:fs";\n'
         'import { TabletState } from "./app/static/judge/state.js";\n'
@@ -73,16 +67,8 @@ def tablet_answers(asked: list[dict[str, Any]]) -> list[list[str]]:
         "});\n"
         "console.log(JSON.stringify(out));\n"
     )
-    run = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=ROOT,
-        input=json.dumps(asked),  # on stdin: thousands of cases are too long for an argument
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    answers: list[list[str]] = json.loads(run.stdout)
+    # on stdin: thousands of cases are too long for an argument
+    answers: list[list[str]] = run_module(script, stdin=json.dumps(asked))
     return answers
 
 
