@@ -252,6 +252,7 @@ function home() {
           "a",
           { href: `/p/${encodeURIComponent(entry.id)}?t=${entry.t}` },
           el("span", { className: "name", textContent: entry.name, translate: "no" }),
+          entry.other ? el("span", { className: "other-name", textContent: ` ${entry.other}`, translate: "no" }) : "",
           el("span", { className: "distance" }),
         );
         const figures = el(
@@ -304,7 +305,7 @@ function home() {
     results.replaceChildren(
       ...answer.results.map((r) => {
         const [shown, other] = namesFor(r.name, r.local_name);
-        const entry = { t: answer.tournament, id: r.id, name: shown };
+        const entry = { t: answer.tournament, id: r.id, name: shown, ...(other ? { other } : {}) };
         const button = followButton(entry, renderFollowed);
         const link = el(
           "a",
@@ -347,7 +348,7 @@ function player() {
   let lastTotal = data.total;
   let handsSeen = data.hands_seen;
 
-  const entry = { t: tid, id: pid, name: data.name };
+  const entry = { t: tid, id: pid, name: data.name, ...(data.other_name ? { other: data.other_name } : {}) };
   const news = new Announcer(document.getElementById("player-news"));
   const star = document.getElementById("follow");
   star.replaceWith(followButton(entry));

@@ -465,6 +465,7 @@ class PlayerPage:
             "live": self.live,
             "player": str(self.player["player"]),
             "name": self.names_shown[0],  # as the page shows it: in its owner's script for CJK
+            "other_name": self.names_shown[1],  # and its other form, for the followed list
             "round": self.player["round"],
             "total": None if standing is None else standing["total"],
             "advance": self.advance,

@@ -141,6 +141,12 @@ def test_a_cantonese_reader_finds_a_player_by_the_chinese_name(phone: Any, playe
     assert phone.locator("#other-name").text_content() == "陳家偉"
     # drawn in a CJK font, in a page in English too
     assert any("CJK" in font for font in platform_fonts(phone, "#other-name"))
+    # Issue 33: followed, the home's "Following" list gives both forms of the name too
+    phone.locator("button.follow").first.click()  # the player page's star
+    phone.goto(f"{played.base_url}/?t={played.tournament_id}&lang=en")
+    followed = phone.locator("#followed li", has_text="Chan Ka Wai")
+    followed.wait_for()
+    assert followed.locator(".other-name").text_content() == " 陳家偉"
 
 
 def test_a_followed_players_changes_are_announced_politely(phone: Any, played: Any) -> None:
