@@ -191,6 +191,14 @@ class PlayerState(TypedDict):
     # issue 18: what the next hand at their table would have to be, in the current round
     # while it has a cut (app/read/needs.py); None otherwise
     needs: NeedsView | None
+    # issue 33: where they finished, once it is known (eliminated in a round that has ended,
+    # or the final ended: rule PR-1); None while they play on
+    place: FinalPlaceView | None
+
+
+class FinalPlaceView(TypedDict):
+    rank: int  # their place in the whole event (rules PR-1, PR-3: shared when level)
+    round: int  # the round they were eliminated in, or the final
 
 
 ChannelState = (
@@ -361,6 +369,7 @@ class States:
         self._clocks: dict[str, ClockRow] | None = None
         self._field: FieldTotals | None = None
         self._needs: dict[PlayerId, NeedsView | None] = {}
+        self._places: dict[PlayerId, FinalPlaceView] | None = None
 
     def of(self, channel: str) -> ChannelState:
         kind, _, argument = channel.partition(":")
@@ -541,7 +550,17 @@ class States:
             "seats": view.seats,
             "winning_hands": view.winning_hands,
             "needs": needed,
+            "place": self.places().get(player),
         }
+
+    def places(self) -> dict[PlayerId, FinalPlaceView]:
+        """Every player whose place in the event is known (rule PR-1), once a version."""
+        if self._places is None:
+            self._places = {
+                place.player: {"rank": place.rank, "round": place.round}
+                for place in self.tournament.final_ranking()
+            }
+        return self._places
 
 
 @dataclasses.dataclass(frozen=True)

@@ -234,7 +234,9 @@ function home() {
       news.say(row.getAttribute("data-key"), standingNews(row.querySelector(".name").textContent, standing, ariari));
     }
     row.querySelector(".total").textContent = standing ? totalText(standing, ariari) : "–";
-    row.querySelector(".rank").textContent = standing ? t("#{rank}", { rank: standing.rank }) : "";
+    // out of the event: where they finished (rule PR-1), not a dash
+    const rank = standing?.rank ?? state.place?.rank;
+    row.querySelector(".rank").textContent = rank ? t("#{rank}", { rank }) : "";
     const [text, side] = distanceText(standing, null, state.round, ariari);
     const distance = row.querySelector(".distance");
     distance.textContent = text;

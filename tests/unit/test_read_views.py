@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 from app.domain.replay import replay_lines
 from app.domain.tournament import Tournament
@@ -78,3 +79,27 @@ def test_a_player_sits_at_the_table_of_their_latest_segment_begun() -> None:
     assert current_seat(seats, clocks) == seats[1]  # type: ignore[arg-type]
     clocks["4"] = {"segment": 1}  # table 4 has not begun half 2 yet
     assert current_seat(seats, clocks) == seats[0]  # type: ignore[arg-type]
+
+
+def test_a_player_out_of_the_event_has_the_place_they_finished_in() -> None:
+    """Issue 33: a followed player who was eliminated showed "–" on the phone. Once their
+    round has ended, their `player:ID` state says where they finished (rule PR-1: below all
+    who played on, by their total); a player who plays on has no place yet."""
+    lines = (Path(__file__).resolve().parents[2] / "examples" / "club.jsonl").read_text()
+    log = lines.splitlines()
+    ended = next(i for i, text in enumerate(log) if json.loads(text)["type"] == "round_end")
+    tournament = replay_lines(log[: ended + 1])
+    states = States(tournament, at("10:00"))
+    round_one = tournament.standings(1)
+    assert {row.status for row in round_one.rows} == {"advanced", "eliminated"}
+    for row in round_one.rows:
+        player = states.player(str(row.player))
+        assert player["registered"]
+        if row.status == "eliminated":  # 4 advance: the others finish 5th to 8th
+            assert player["place"] == {"rank": row.rank, "round": 1}, row.player
+            assert row.rank > 4
+        else:
+            assert player["place"] is None, row.player
+    # and once the final has ended, the finalists too
+    finished = States(replay_lines(log), at("10:00"))
+    assert {finished.player(str(p))["place"] is not None for p in tournament.players} == {True}
