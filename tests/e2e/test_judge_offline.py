@@ -538,3 +538,32 @@ def test_an_early_start_refused_for_the_clock_goes_again_once_the_head_judge_rec
     wait_for(page, "() => judgeTablet.entries.every(e => e.status === 'sent')")
     [line] = event.log(type="early_start", table=table)
     assert line["by"] == "admin"
+
+
+def test_a_tablet_whose_offline_copy_failed_to_install_tries_again(
+    browser: Any, event: Event
+) -> None:
+    """The service worker's install fetches the page and every module; one lost to a Wi-Fi
+    hiccup failed it, and the tablet had no offline copy until someone reloaded it (seen
+    as a tablet never controlled by its worker, in a loaded run). The page tries again."""
+    context = browser.new_context(viewport=TABLET, has_touch=True)
+    lost: list[str] = []
+
+    def hiccup(route: Any) -> None:
+        # the worker's first fetch of this module fails, as on a dropped network (the page's
+        # own import of it goes through: the tablet works, only its offline copy is missing)
+        if route.request.service_worker is not None and not lost:
+            lost.append(route.request.url)
+            route.fulfill(status=503, body="busy")
+        else:
+            route.continue_()
+
+    try:
+        context.route("**/static/judge/call.js", hiccup)
+        page = context.new_page()
+        page.goto(f"{event.base_url}/judge?token={event.tokens[1]}")
+        wait_for(page, "() => window.judgeTablet && judgeTablet.who")
+        wait_for(page, "() => navigator.serviceWorker.controller !== null")
+        assert lost, "the install's fetch was never failed: the test tried nothing"
+    finally:
+        context.close()

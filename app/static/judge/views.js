@@ -162,9 +162,17 @@ export class Tablet extends TabletState {
     this.flush();
   }
 
-  registerServiceWorker() {
+  // The worker keeps the page for a reload while the hall's network is down. Its install
+  // fetches the page and every module: one of them lost to a Wi-Fi hiccup fails it, and the
+  // tablet would have no offline copy until someone reloads it. So, until a worker controls
+  // the page, it is registered again (a new install once the last one failed; nothing while
+  // one is under way), waiting longer each time.
+  registerServiceWorker(attempt = 0) {
     if (!("serviceWorker" in navigator)) return; // plain http on a LAN address: see docs/https.md
     navigator.serviceWorker.register("/judge/sw.js", { scope: "/judge" }).catch(() => {});
+    setTimeout(() => {
+      if (!navigator.serviceWorker.controller) this.registerServiceWorker(attempt + 1);
+    }, Math.min(2000 * 2 ** attempt, 60_000));
   }
 
   // The judge's card opens /judge#token=...: a browser never sends the fragment, so no
