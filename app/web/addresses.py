@@ -44,10 +44,11 @@ def staff_setting(settings: Settings) -> str:
 
 def staff_base(request: Request, settings: Settings) -> str:
     """The address the staff's codes open (a judge's card, a scorer's sheet):
-    Settings.staff_address, else the one this request came to. Where the staff have an
-    entry of their own, the public's refuses every page of theirs (deploy/Caddyfile)."""
+    Settings.staff_address, else the public one (public_base: the one this request came
+    to). Where the staff have an entry of their own, the public's refuses every page of
+    theirs (deploy/Caddyfile)."""
     configured, _ = settings.staff_address
-    return configured if configured is not None else str(request.base_url).rstrip("/")
+    return configured if configured is not None else public_base(request, settings)
 
 
 # -- this machine's addresses (scoreboard serve) --------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from in_process import IN_PROCESS_TIMEOUTS
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.exceptions import ConnectionClosed
 
 from app.db.engine import make_engine
@@ -1121,9 +1122,10 @@ async def figure(http: Any, server: LiveServer, name: str) -> float:
         f"{server.base_url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
     )
     answer.raise_for_status()
-    for line in answer.text.splitlines():
-        if line.startswith(f"{name} "):
-            return float(line.split()[1])
+    for family in text_string_to_metric_families(answer.text):
+        for sample in family.samples:
+            if sample.name == name and not sample.labels:
+                return float(sample.value)
     raise AssertionError(f"no {name} in the server's metrics")
 
 
